@@ -1,0 +1,32 @@
+"""kbert: BERT for Keras 3 on JAX, TensorFlow and PyTorch.
+
+The public names are imported lazily so that `import kbert` (and the `kbert` command's
+`--help`) stays fast; Keras and the backend load on first use of a model class.
+"""
+
+import importlib
+
+__version__ = "0.1.0"
+
+_PUBLIC_NAMES = {
+    "BertConfig": "kbert.models.bert_config",
+    "BertBackbone": "kbert.models.bert_backbone",
+    "BertPretrainer": "kbert.models.bert_pretrainer",
+    "BertMaskedLM": "kbert.models.bert_masked_lm",
+    "BertClassifier": "kbert.models.bert_classifier",
+    "BertTokenClassifier": "kbert.models.bert_token_classifier",
+    "BertQuestionAnswerer": "kbert.models.bert_question_answerer",
+    "BertTokenizer": "kbert.tokenizer.bert_tokenizer",
+}
+
+__all__ = sorted(_PUBLIC_NAMES) + ["__version__"]
+
+
+def __getattr__(name):
+    if name in _PUBLIC_NAMES:
+        return getattr(importlib.import_module(_PUBLIC_NAMES[name]), name)
+    raise AttributeError(f"module 'kbert' has no attribute {name!r}")
+
+
+def __dir__():
+    return __all__

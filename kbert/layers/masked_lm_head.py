@@ -1,0 +1,91 @@
+import keras
+from keras import ops
+
+from kbert.layers.activations import get_activation
+
+
+@keras.saving.register_keras_serializable(package="kbert")
+class MaskedLMHead(keras.layers.Layer):
+    """BERT's masked-LM head, evaluated only at the masked positions.
+
+    Gathers the hidden states at `mask_positions`, applies dense + activation +
+    LayerNorm, then scores every vocabulary entry against the token embedding matrix
+    (weights tied to the backbone's input embedding) plus a per-token bias. Working on
+    (B, P, H) instead of (B, L, H) is what keeps pretraining cheap: P is ~15% of L.
+
+    Args:
+        token_embedding: the backbone's `keras.layers.Embedding`, whose matrix is reused.
+        activation: transform activation name ("gelu" is exact GELU).
+        layer_norm_epsilon: LayerNorm epsilon.
+        initializer_range: standard deviation of the truncated-normal initialiser.
+
+    Call arguments:
+        sequence_output: float tensor (B, L, H).
+        mask_positions: int tensor (B, P) of positions to score.
+
+    Returns:
+        float32 logits (B, P, V).
+    """
+
+    def __init__(
+        self,
+        token_embedding,
+        activation="gelu",
+        layer_norm_epsilon=1e-12,
+        initializer_range=0.02,
+        **kwargs,
+    ):
+        super().__init__(**kwargs)
+        self.token_embedding = token_embedding
+        self.activation = activation
+        self.layer_norm_epsilon = layer_norm_epsilon
+        self.initializer_range = initializer_range
+        self.activation_fn = get_activation(activation)
+        self.hidden_size = token_embedding.output_dim
+        self.vocabulary_size = token_embedding.input_dim
+        self.transform_dense = keras.layers.Dense(
+            self.hidden_size,
+            kernel_initializer=keras.initializers.TruncatedNormal(stddev=initializer_range),
+            dtype=self.dtype_policy,
+            name="transform_dense",
+        )
+        self.layer_norm = keras.layers.LayerNormalization(
+            epsilon=layer_norm_epsilon, dtype=self.dtype_policy, name="layer_norm"
+        )
+
+    def build(self, sequence_output_shape, mask_positions_shape=None):
+        shape = (None, None, self.hidden_size)
+        self.transform_dense.build(shape)
+        self.layer_norm.build(shape)
+        self.output_bias = self.add_weight(
+            name="output_bias", shape=(self.vocabulary_size,), initializer="zeros"
+        )
+        self.built = True
+
+    def call(self, sequence_output, mask_positions):
+        positions = ops.expand_dims(ops.cast(mask_positions, "int32"), axis=-1)  # (B, P, 1)
+        x = ops.take_along_axis(sequence_output, positions, axis=1)  # (B, P, H)
+        x = self.layer_norm(self.activation_fn(self.transform_dense(x)))
+        embeddings = ops.cast(self.token_embedding.embeddings, self.compute_dtype)  # (V, H)
+        logits = ops.matmul(x, ops.transpose(embeddings))  # (B, P, V)
+        logits = ops.cast(logits, "float32") + ops.cast(self.output_bias, "float32")
+        return logits
+
+    def compute_output_shape(self, sequence_output_shape, mask_positions_shape):
+        return tuple(mask_positions_shape) + (self.vocabulary_size,)
+
+    def compute_output_spec(self, sequence_output, mask_positions):
+        return keras.KerasTensor(
+            tuple(mask_positions.shape) + (self.vocabulary_size,), dtype="float32"
+        )
+
+    def get_config(self):
+        # The embedding is not serialised here: the task model that owns this head
+        # rebuilds it from the backbone, which keeps the weights tied after loading.
+        config = super().get_config()
+        config.update(
+            activation=self.activation,
+            layer_norm_epsilon=self.layer_norm_epsilon,
+            initializer_range=self.initializer_range,
+        )
+        return config

@@ -1,0 +1,19 @@
+"""The BERT backbone and the task models that wrap it."""
+
+from kbert.models.bert_backbone import BertBackbone
+from kbert.models.bert_classifier import BertClassifier
+from kbert.models.bert_config import BertConfig
+from kbert.models.bert_masked_lm import BertMaskedLM
+from kbert.models.bert_pretrainer import BertPretrainer
+from kbert.models.bert_question_answerer import BertQuestionAnswerer
+from kbert.models.bert_token_classifier import BertTokenClassifier
+
+__all__ = [
+    "BertBackbone",
+    "BertClassifier",
+    "BertConfig",
+    "BertMaskedLM",
+    "BertPretrainer",
+    "BertQuestionAnswerer",
+    "BertTokenClassifier",
+]

@@ -1,0 +1,234 @@
+import keras
+import numpy as np
+from keras import ops
+
+from kbert.layers.bert_embeddings import BertEmbeddings
+from kbert.layers.bert_encoder_block import BertEncoderBlock
+from kbert.layers.bert_pooler import BertPooler
+from kbert.models.bert_config import BertConfig
+from kbert.models.input_validation import validate_inputs
+
+
+def _backbone_inputs():
+    return {
+        "token_ids": keras.Input(shape=(None,), dtype="int32", name="token_ids"),
+        "segment_ids": keras.Input(shape=(None,), dtype="int32", name="segment_ids"),
+        "padding_mask": keras.Input(shape=(None,), dtype="int32", name="padding_mask"),
+    }
+
+
+def _encode(embeddings, encoder_blocks, pooler, inputs, return_attention_weights):
+    """The forward pass, written once for the main model and the attention-weights view."""
+    padding_mask = ops.cast(inputs["padding_mask"], "bool")
+    x = embeddings(inputs["token_ids"], inputs["segment_ids"])  # (B, L, H)
+    attention_weights = []
+    for block in encoder_blocks:
+        if return_attention_weights:
+            x, weights = block(x, padding_mask, return_attention_weights=True)
+            attention_weights.append(weights)  # (B, N, L, L)
+        else:
+            x = block(x, padding_mask)
+    outputs = {"sequence_output": x, "pooled_output": pooler(x)}
+    if return_attention_weights:
+        outputs["attention_weights"] = ops.stack(attention_weights, axis=1)  # (B, layers, N, L, L)
+    return outputs
+
+
+class _BackboneWithAttentionWeights(keras.Model):
+    """The backbone's layers run through the explicit-attention path.
+
+    A subclassed model rather than a second functional graph: Keras cannot reuse a layer
+    in a new functional graph with a different number of outputs.
+    """
+
+    def __init__(self, backbone, **kwargs):
+        super().__init__(**kwargs)
+        self.backbone = backbone
+
+    def call(self, inputs):
+        validate_inputs(inputs, self.backbone.bert_config)
+        backbone = self.backbone
+        return _encode(
+            backbone.embeddings, backbone.encoder_blocks, backbone.pooler, inputs, True
+        )
+
+
+@keras.saving.register_keras_serializable(package="kbert")
+class BertBackbone(keras.Model):
+    """The BERT encoder: embeddings, a stack of encoder blocks and the pooler.
+
+    Every argument is a `BertConfig` field; see there for meanings and defaults.
+
+    Inputs: dict of (B, L) int tensors `token_ids`, `segment_ids` and `padding_mask`
+    (1 for real tokens, 0 for padding).
+    Outputs: dict with `sequence_output` (B, L, H) and `pooled_output` (B, H).
+
+    Inputs are validated before any computation: unknown keys, shape mismatches,
+    sequences longer than `max_positions` and (for NumPy inputs) ids outside the
+    vocabulary raise `ValueError`.
+
+    Example:
+
+    >>> backbone = BertBackbone.from_size("tiny", vocabulary_size=1000)
+    >>> outputs = backbone({
+    ...     "token_ids": np.array([[2, 7, 3]]),
+    ...     "segment_ids": np.zeros((1, 3), "int32"),
+    ...     "padding_mask": np.ones((1, 3), "int32"),
+    ... })
+    >>> outputs["sequence_output"].shape
+    (1, 3, 128)
+    """
+
+    def __init__(
+        self,
+        vocabulary_size=30522,
+        hidden_size=768,
+        num_layers=12,
+        num_heads=12,
+        intermediate_size=3072,
+        max_positions=512,
+        type_vocabulary_size=2,
+        hidden_dropout=0.1,
+        attention_dropout=0.1,
+        layer_norm_epsilon=1e-12,
+        activation="gelu",
+        initializer_range=0.02,
+        dtype=None,
+        **kwargs,
+    ):
+        config = BertConfig(
+            vocabulary_size=vocabulary_size,
+            hidden_size=hidden_size,
+            num_layers=num_layers,
+            num_heads=num_heads,
+            intermediate_size=intermediate_size,
+            max_positions=max_positions,
+            type_vocabulary_size=type_vocabulary_size,
+            hidden_dropout=hidden_dropout,
+            attention_dropout=attention_dropout,
+            layer_norm_epsilon=layer_norm_epsilon,
+            activation=activation,
+            initializer_range=initializer_range,
+        )
+
+        # === Layers ===
+        embeddings = BertEmbeddings(
+            vocabulary_size=vocabulary_size,
+            hidden_size=hidden_size,
+            max_positions=max_positions,
+            type_vocabulary_size=type_vocabulary_size,
+            dropout=hidden_dropout,
+            layer_norm_epsilon=layer_norm_epsilon,
+            initializer_range=initializer_range,
+            dtype=dtype,
+            name="embeddings",
+        )
+        encoder_blocks = [
+            BertEncoderBlock(
+                hidden_size=hidden_size,
+                num_heads=num_heads,
+                intermediate_size=intermediate_size,
+                hidden_dropout=hidden_dropout,
+                attention_dropout=attention_dropout,
+                layer_norm_epsilon=layer_norm_epsilon,
+                activation=activation,
+                initializer_range=initializer_range,
+                dtype=dtype,
+                name=f"transformer_layer_{index}",
+            )
+            for index in range(num_layers)
+        ]
+        pooler = BertPooler(
+            hidden_size, initializer_range=initializer_range, dtype=dtype, name="pooler"
+        )
+
+        # === Functional model ===
+        inputs = _backbone_inputs()
+        outputs = _encode(embeddings, encoder_blocks, pooler, inputs, False)
+        super().__init__(inputs=inputs, outputs=outputs, dtype=dtype, **kwargs)
+        # Layers become attributes only after Model.__init__ (PyTorch modules must be
+        # initialised before sub-modules are assigned).
+        self.embeddings = embeddings
+        self.encoder_blocks = encoder_blocks
+        self.pooler = pooler
+
+        # === Config ===
+        self.bert_config = config
+
+    # Convenience accessors used by the task heads and the checkpoint converters.
+    @property
+    def token_embedding(self):
+        return self.embeddings.token_embedding
+
+    @property
+    def vocabulary_size(self):
+        return self.bert_config.vocabulary_size
+
+    @property
+    def hidden_size(self):
+        return self.bert_config.hidden_size
+
+    def with_attention_weights(self):
+        """A model sharing these weights whose outputs add `attention_weights`.
+
+        The extra output has shape (B, num_layers, num_heads, L, L) and comes from the
+        explicit softmax path; the normal outputs keep the fused kernel.
+        """
+        model = self.__dict__.get("_attention_weights_model")
+        if model is None:
+            model = _BackboneWithAttentionWeights(
+                self, name=f"{self.name}_with_attention_weights"
+            )
+            # Stored untracked: tracking it would make the backbone its own grandchild.
+            self.__dict__["_attention_weights_model"] = model
+        return model
+
+    def __call__(self, inputs, *args, **kwargs):
+        validate_inputs(inputs, self.bert_config)
+        return super().__call__(inputs, *args, **kwargs)
+
+    def predict(self, x, *args, **kwargs):
+        if isinstance(x, (dict, np.ndarray)):
+            validate_inputs(x, self.bert_config)
+        return super().predict(x, *args, **kwargs)
+
+    @classmethod
+    def from_config_object(cls, config, **kwargs):
+        """A backbone built from a `BertConfig`."""
+        return cls(**config.to_dict(), **kwargs)
+
+    @classmethod
+    def from_size(cls, size, vocabulary_size=30522, **overrides):
+        """A randomly initialised backbone of a published size ("tiny" ... "large")."""
+        dtype = overrides.pop("dtype", None)
+        name = overrides.pop("name", None)
+        config = BertConfig.from_size(size, vocabulary_size=vocabulary_size, **overrides)
+        return cls.from_config_object(config, dtype=dtype, name=name)
+
+    @classmethod
+    def from_preset(cls, preset):
+        """Loads the backbone stored in a preset folder (or registered preset name)."""
+        from kbert.presets.preset_loader import load_backbone
+
+        return load_backbone(preset)
+
+    def save_to_preset(self, folder, tokenizer=None, metadata=None):
+        """Writes this backbone (and `tokenizer`, if given) as a preset folder."""
+        from kbert.presets.preset_writer import save_preset
+
+        save_preset(self, folder, tokenizer=tokenizer, metadata=metadata)
+
+    def get_config(self):
+        return {
+            "name": self.name,
+            "trainable": self.trainable,
+            "dtype": keras.dtype_policies.serialize(self.dtype_policy),
+            **self.bert_config.to_dict(),
+        }
+
+    @classmethod
+    def from_config(cls, config):
+        config = dict(config)
+        if "dtype" in config and isinstance(config["dtype"], dict):
+            config["dtype"] = keras.dtype_policies.deserialize(config["dtype"])
+        return cls(**config)

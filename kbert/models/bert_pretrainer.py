@@ -1,0 +1,66 @@
+import keras
+
+from kbert.layers.masked_lm_head import MaskedLMHead
+from kbert.models.bert_task import BertTask
+
+
+@keras.saving.register_keras_serializable(package="kbert")
+class BertPretrainer(BertTask):
+    """BERT's pretraining model: masked-LM and next-sentence prediction.
+
+    Inputs: the backbone's dict plus `mask_positions` (B, P), the positions to predict.
+    Outputs: dict with `mlm_logits` (B, P, V) and `nsp_logits` (B, 2), both float32.
+    Class 0 of `nsp_logits` is "B follows A" (IsNext), class 1 "B is random", as in the
+    original code and Hugging Face.
+
+    The masked-LM head is tied to the token embedding and runs only at `mask_positions`.
+    For `fit`, pass `y={"mlm_logits": masked_token_ids, "nsp_logits": labels}` and
+    `sample_weight={"mlm_logits": mask_weights}` so padded predictions do not count.
+
+    Args:
+        backbone: a `BertBackbone`.
+    """
+
+    extra_inputs = ("mask_positions",)
+    head_layer_names = ("masked_lm_head", "next_sentence_head")
+
+    def __init__(self, backbone, **kwargs):
+        config = backbone.bert_config
+        # === Layers ===
+        masked_lm_head = MaskedLMHead(
+            backbone.token_embedding,
+            activation=config.activation,
+            layer_norm_epsilon=config.layer_norm_epsilon,
+            initializer_range=config.initializer_range,
+            dtype=backbone.dtype_policy,
+            name="masked_lm_head",
+        )
+        next_sentence_head = keras.layers.Dense(
+            2,
+            kernel_initializer=keras.initializers.TruncatedNormal(
+                stddev=config.initializer_range
+            ),
+            dtype="float32",
+            name="next_sentence_head",
+        )
+        # === Functional model ===
+        inputs = self._task_inputs(backbone)
+        backbone_inputs = {key: inputs[key] for key in backbone.input}
+        encoded = backbone(backbone_inputs)
+        outputs = {
+            "mlm_logits": masked_lm_head(encoded["sequence_output"], inputs["mask_positions"]),
+            "nsp_logits": next_sentence_head(encoded["pooled_output"]),
+        }
+        self._finish_init(backbone, inputs, outputs, **kwargs)
+
+    def default_loss(self):
+        return {
+            "mlm_logits": keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+            "nsp_logits": keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+        }
+
+    def default_metrics(self):
+        return {
+            "mlm_logits": [keras.metrics.SparseCategoricalAccuracy(name="accuracy")],
+            "nsp_logits": [keras.metrics.SparseCategoricalAccuracy(name="accuracy")],
+        }

@@ -1,0 +1,51 @@
+import keras
+from keras import ops
+
+from kbert.models.bert_task import BertTask
+
+
+@keras.saving.register_keras_serializable(package="kbert")
+class BertQuestionAnswerer(BertTask):
+    """Extractive question answering: a start and an end score for every token.
+
+    Inputs: the backbone's dict for `[CLS] question [SEP] context [SEP]`.
+    Outputs: dict with float32 `start_logits` and `end_logits`, each (B, L). Position 0
+    ([CLS]) stands for "no answer" in SQuAD 2.0 training, as in BERT.
+
+    Args:
+        backbone: a `BertBackbone`.
+    """
+
+    head_layer_names = ("span_head",)
+
+    def __init__(self, backbone, **kwargs):
+        config = backbone.bert_config
+        # === Layers ===
+        span_head = keras.layers.Dense(
+            2,
+            kernel_initializer=keras.initializers.TruncatedNormal(
+                stddev=config.initializer_range
+            ),
+            dtype="float32",
+            name="span_head",
+        )
+        # === Functional model ===
+        inputs = self._task_inputs(backbone)
+        logits = span_head(backbone(inputs)["sequence_output"])  # (B, L, 2)
+        outputs = {
+            "start_logits": ops.take(logits, 0, axis=-1),
+            "end_logits": ops.take(logits, 1, axis=-1),
+        }
+        self._finish_init(backbone, inputs, outputs, **kwargs)
+
+    def default_loss(self):
+        return {
+            "start_logits": keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+            "end_logits": keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+        }
+
+    def default_metrics(self):
+        return {
+            "start_logits": [keras.metrics.SparseCategoricalAccuracy(name="accuracy")],
+            "end_logits": [keras.metrics.SparseCategoricalAccuracy(name="accuracy")],
+        }

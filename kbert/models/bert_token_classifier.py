@@ -1,0 +1,57 @@
+import keras
+
+from kbert.models.bert_classifier import _resolve_labels
+from kbert.models.bert_task import BertTask
+
+
+@keras.saving.register_keras_serializable(package="kbert")
+class BertTokenClassifier(BertTask):
+    """Labels every token (named entities, part of speech, ...).
+
+    Inputs: the backbone's dict.
+    Outputs: float32 logits (B, L, num_classes).
+    For `fit`, label ids of -100 (sub-word continuations, padding) are ignored by the
+    default loss.
+
+    Args:
+        backbone: a `BertBackbone`.
+        num_classes: number of tags. May be omitted when `label_names` is given.
+        label_names: optional list of tag strings (e.g. "O", "B-PER", "I-PER").
+        dropout: dropout before the tagging layer; defaults to the backbone's.
+    """
+
+    head_layer_names = ("token_classifier_head",)
+
+    def __init__(self, backbone, num_classes=None, label_names=None, dropout=None, **kwargs):
+        num_classes, label_names = _resolve_labels(num_classes, label_names)
+        config = backbone.bert_config
+        dropout = config.hidden_dropout if dropout is None else dropout
+        # === Layers ===
+        dropout_layer = keras.layers.Dropout(dropout, name="token_classifier_dropout")
+        token_classifier_head = keras.layers.Dense(
+            num_classes,
+            kernel_initializer=keras.initializers.TruncatedNormal(
+                stddev=config.initializer_range
+            ),
+            dtype="float32",
+            name="token_classifier_head",
+        )
+        # === Functional model ===
+        inputs = self._task_inputs(backbone)
+        sequence = backbone(inputs)["sequence_output"]
+        outputs = token_classifier_head(dropout_layer(sequence))
+        self._finish_init(backbone, inputs, outputs, **kwargs)
+        # === Config ===
+        self.num_classes = num_classes
+        self.label_names = label_names
+        self.dropout = dropout
+
+    def default_loss(self):
+        return keras.losses.SparseCategoricalCrossentropy(from_logits=True, ignore_class=-100)
+
+    def task_config(self):
+        return {
+            "num_classes": self.num_classes,
+            "label_names": self.label_names,
+            "dropout": self.dropout,
+        }

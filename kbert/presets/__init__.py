@@ -1,0 +1,10 @@
+"""Presets: a model as a plain folder.
+
+A preset folder holds `config.json` (model class, backbone config, task arguments),
+`model.weights.h5` (backbone and head weights by variable path), `vocab.txt` and
+`tokenizer_config.json` (tokenizer), and `metadata.json` (versions and provenance).
+"""
+
+from kbert.presets.preset_registry import BUILTIN_PRESETS, resolve_preset
+
+__all__ = ["BUILTIN_PRESETS", "resolve_preset"]

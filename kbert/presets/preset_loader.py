@@ -1,0 +1,114 @@
+"""Builds models from preset folders."""
+
+import json
+import logging
+import pathlib
+
+from kbert.models.bert_backbone import BertBackbone
+from kbert.models.bert_config import BertConfig
+from kbert.presets.preset_registry import CONFIG_FILE, WEIGHTS_FILE, resolve_preset
+from kbert.presets.weights_file import read_weights
+
+logger = logging.getLogger("kbert.presets")
+
+
+def read_preset_config(folder):
+    """The parsed `config.json` of a preset folder, checked for the required keys."""
+    path = pathlib.Path(folder) / CONFIG_FILE
+    if not path.is_file():
+        raise ValueError(f"Not a kbert preset: {str(folder)!r} has no {CONFIG_FILE}.")
+    try:
+        config = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as error:
+        raise ValueError(f"{str(path)!r} is not valid JSON: {error}") from error
+    for key in ("class_name", "backbone"):
+        if key not in config:
+            raise ValueError(f"{str(path)!r} lacks the field `{key}`.")
+    config.setdefault("task", {})
+    return config
+
+
+def assign_weights(variables, weights, source):
+    """Assigns `weights[variable.path]` to each variable; every one must exist and fit."""
+    missing = [v.path for v in variables if v.path not in weights]
+    if missing:
+        raise ValueError(f"{source} lacks weights for {missing}.")
+    for variable in variables:
+        value = weights[variable.path]
+        if tuple(value.shape) != tuple(variable.shape):
+            raise ValueError(
+                f"{source}: weight `{variable.path}` has shape {tuple(value.shape)}, but the "
+                f"model expects {tuple(variable.shape)}."
+            )
+    for variable in variables:
+        variable.assign(weights[variable.path])
+
+
+def _group(weights, prefix):
+    return {
+        name[len(prefix) :]: value for name, value in weights.items() if name.startswith(prefix)
+    }
+
+
+def _load(folder):
+    config = read_preset_config(folder)
+    weights = read_weights(pathlib.Path(folder) / WEIGHTS_FILE)
+    backbone = BertBackbone.from_config_object(BertConfig.from_dict(config["backbone"]))
+    assign_weights(
+        backbone.weights, _group(weights, "backbone/"), f"Preset {str(folder)!r}"
+    )
+    return config, backbone, _group(weights, "head/")
+
+
+def load_backbone(preset):
+    """The `BertBackbone` stored in `preset` (any preset: backbone or task)."""
+    folder = resolve_preset(preset)
+    _, backbone, _ = _load(folder)
+    return backbone
+
+
+def _load_tokenizer(folder):
+    if (folder / "vocab.txt").exists() or (folder / "tokenizer.json").exists():
+        from kbert.tokenizer.bert_tokenizer import BertTokenizer
+
+        return BertTokenizer.from_preset(folder)
+    return None
+
+
+def load_task(task_class, preset, **kwargs):
+    """A `task_class` model whose backbone (and, where present, head) come from `preset`."""
+    folder = resolve_preset(preset)
+    config, backbone, head_weights = _load(folder)
+    task_arguments = dict(config["task"]) if config["class_name"] == task_class.__name__ else {}
+    task_arguments.update(kwargs)
+    model = task_class(backbone, **task_arguments)
+
+    backbone_ids = {id(v) for v in backbone.weights}
+    for layer in model.head_layers():
+        variables = [v for v in layer.weights if id(v) not in backbone_ids]
+        problems = []
+        for variable in variables:
+            value = head_weights.get(variable.path)
+            if value is None:
+                problems.append(f"`{variable.path}` is missing")
+            elif tuple(value.shape) != tuple(variable.shape):
+                problems.append(
+                    f"`{variable.path}` has shape {tuple(value.shape)} in the preset, "
+                    f"{tuple(variable.shape)} in the model"
+                )
+        if problems:
+            model.freshly_initialized_heads.append(layer.name)
+            logger.warning(
+                "%s: head `%s` is freshly initialised (the preset %r, a %s, does not "
+                "provide it: %s). Fine-tune before use.",
+                task_class.__name__,
+                layer.name,
+                str(folder),
+                config["class_name"],
+                "; ".join(problems),
+            )
+        else:
+            for variable in variables:
+                variable.assign(head_weights[variable.path])
+    model.tokenizer = _load_tokenizer(folder)
+    return model

@@ -1,0 +1,983 @@
+"""BERT's WordPiece tokenizer, with character offsets into the caller's text.
+
+Normalisation, pre-tokenisation and WordPiece run in Hugging Face's Rust
+`tokenizers` library (fast, parallel over a batch, exact offsets through
+lower-casing and accent stripping). Truncation and packing into
+`[CLS] a [SEP] b [SEP]` happen here, so strategies and errors are ours.
+"""
+
+import json
+import logging
+import os
+import pathlib
+import tempfile
+
+import numpy as np
+import tokenizers
+from tokenizers import decoders
+from tokenizers import models
+from tokenizers import normalizers
+from tokenizers import pre_tokenizers
+
+from kbert.tokenizer.encoding import Encoding
+
+logger = logging.getLogger("kbert.tokenizer")
+
+VOCABULARY_FILENAME = "vocab.txt"
+CONFIG_FILENAME = "tokenizer_config.json"
+HUGGINGFACE_FILENAME = "tokenizer.json"
+
+TRUNCATION_STRATEGIES = ("longest_first", "only_second")
+
+# As in google-research/bert: a "word" longer than this becomes one [UNK]
+# rather than being split into pieces.
+MAX_INPUT_CHARS_PER_WORD = 100
+CONTINUING_SUBWORD_PREFIX = "##"
+
+# Hugging Face writes model_max_length=int(1e30) for "no limit"; anything
+# this large is that sentinel, not a real position-embedding size.
+_HUGGINGFACE_NO_LIMIT = 10**12
+
+_SPECIAL_TOKEN_ARGUMENTS = (
+    "pad_token",
+    "unk_token",
+    "cls_token",
+    "sep_token",
+    "mask_token",
+)
+
+
+class BertTokenizer:
+    """BERT's WordPiece tokenizer.
+
+    Text goes through BERT's basic tokenisation (remove control characters,
+    U+0000 and U+FFFD; normalise whitespace; optionally lower-case and strip
+    accents; split punctuation and CJK characters into their own words) and
+    then greedy longest-match-first WordPiece, with `##` marking a piece that
+    continues a word. Words longer than 100 characters become `[UNK]`. The
+    special tokens are recognised when typed literally in the text (for
+    example `"the [MASK] sat"`), before lower-casing.
+
+    One text is packed as `[CLS] a [SEP]`, a pair as `[CLS] a [SEP] b [SEP]`
+    with segment ids 0 for the first part and 1 for `b [SEP]`. Every token
+    carries `[start, end)` character offsets into the caller's string.
+
+    Args:
+        vocabulary: path to a `vocab.txt` (one token per line, id = line
+            number, counted from 0) or a list of token strings.
+        lowercase: whether to lower-case the text ("uncased" models).
+        strip_accents: whether to strip accents. `None` follows `lowercase`,
+            as in the original BERT.
+        tokenize_chinese_chars: whether to make every CJK character a word
+            of its own.
+        unk_token: the token for words WordPiece cannot split.
+        cls_token: the token that starts every packed sequence.
+        sep_token: the token that ends each part of a packed sequence.
+        pad_token: the token used by `pad()` to fill a batch.
+        mask_token: the token masked-LM models predict.
+        max_length: the default longest packed sequence, special tokens
+            included; `encode(..., max_length=None)` truncates to it.
+
+    Examples:
+
+    >>> tokenizer = BertTokenizer("path/to/vocab.txt", lowercase=True)
+    >>> tokenizer.tokenize("Unaffable café")
+    ['una', '##ffa', '##ble', 'cafe']
+    >>> encoding = tokenizer.encode("Who sat?", "The cat sat.")
+    >>> encoding.segment_ids.tolist()
+    [0, 0, 0, 0, 0, 1, 1, 1, 1, 1]
+    >>> batch = tokenizer(["a short text", "a longer second text"])
+    >>> batch["token_ids"].shape
+    (2, 6)
+    """
+
+    def __init__(
+        self,
+        vocabulary,
+        lowercase=True,
+        strip_accents=None,
+        tokenize_chinese_chars=True,
+        unk_token="[UNK]",
+        cls_token="[CLS]",
+        sep_token="[SEP]",
+        pad_token="[PAD]",
+        mask_token="[MASK]",
+        max_length=512,
+    ):
+        _check_bool("lowercase", lowercase)
+        if strip_accents is not None:
+            _check_bool("strip_accents", strip_accents)
+        _check_bool("tokenize_chinese_chars", tokenize_chinese_chars)
+        _check_max_length(max_length, minimum=2, reason="([CLS] a [SEP])")
+
+        self.lowercase = lowercase
+        self.strip_accents = strip_accents
+        self.tokenize_chinese_chars = tokenize_chinese_chars
+        self.unk_token = unk_token
+        self.cls_token = cls_token
+        self.sep_token = sep_token
+        self.pad_token = pad_token
+        self.mask_token = mask_token
+        self.max_length = max_length
+
+        self._vocabulary = _load_vocabulary(vocabulary)
+        # As transformers' load_vocab: if a token is listed twice, the later
+        # line wins. Real vocabularies occasionally carry such duplicates.
+        self._token_to_id = {
+            token: index for index, token in enumerate(self._vocabulary)
+        }
+        if len(self._token_to_id) != len(self._vocabulary):
+            _warn_duplicates(self._vocabulary)
+
+        for argument in _SPECIAL_TOKEN_ARGUMENTS:
+            token = getattr(self, argument)
+            if not isinstance(token, str) or not token:
+                raise ValueError(
+                    f"`{argument}` must be a non-empty string. "
+                    f"Received: {argument}={token!r}"
+                )
+            if token not in self._token_to_id:
+                raise ValueError(
+                    f"The vocabulary has no {token!r} for `{argument}`. Add it "
+                    f"to the vocabulary or pass the {argument} the vocabulary "
+                    f"uses. Received: {argument}={token!r}"
+                )
+        self._special_token_ids = frozenset(
+            self._token_to_id[getattr(self, argument)]
+            for argument in _SPECIAL_TOKEN_ARGUMENTS
+        )
+        self._tokenizer = self._build_rust_tokenizer()
+
+    def _build_rust_tokenizer(self):
+        tokenizer = tokenizers.Tokenizer(
+            models.WordPiece(
+                self._token_to_id,
+                unk_token=self.unk_token,
+                max_input_chars_per_word=MAX_INPUT_CHARS_PER_WORD,
+                continuing_subword_prefix=CONTINUING_SUBWORD_PREFIX,
+            )
+        )
+        tokenizer.normalizer = normalizers.BertNormalizer(
+            clean_text=True,
+            handle_chinese_chars=self.tokenize_chinese_chars,
+            strip_accents=self.strip_accents,
+            lowercase=self.lowercase,
+        )
+        tokenizer.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+        tokenizer.decoder = decoders.WordPiece(
+            prefix=CONTINUING_SUBWORD_PREFIX, cleanup=True
+        )
+        # normalized=False: "[MASK]" is matched in the raw text, before
+        # lower-casing could turn it into "[mask]".
+        tokenizer.add_special_tokens(
+            [
+                tokenizers.AddedToken(
+                    getattr(self, argument), special=True, normalized=False
+                )
+                for argument in _SPECIAL_TOKEN_ARGUMENTS
+            ]
+        )
+        return tokenizer
+
+    # Construction from files ------------------------------------------------
+
+    @classmethod
+    def from_vocabulary_file(cls, path, **settings):
+        """Creates a tokenizer from a `vocab.txt` file.
+
+        Args:
+            path: path to the vocabulary file, one token per line.
+            **settings: other constructor arguments (`lowercase`, ...).
+
+        Returns:
+            A `BertTokenizer`.
+
+        Examples:
+
+        >>> tokenizer = BertTokenizer.from_vocabulary_file(
+        ...     "vocab.txt", lowercase=False
+        ... )
+        """
+        if not isinstance(path, (str, os.PathLike)):
+            raise ValueError(
+                "`path` must be a path to a vocabulary file. "
+                f"Received: path={path!r}"
+            )
+        return cls(pathlib.Path(path), **settings)
+
+    @classmethod
+    def from_huggingface_tokenizer_json(cls, path):
+        """Creates a tokenizer from a Hugging Face `tokenizer.json`.
+
+        The file must hold a WordPiece model. Lower-casing, accent stripping
+        and CJK splitting are read from its `BertNormalizer`; `[CLS]`/`[SEP]`
+        from its post-processor; `max_length` and the remaining special tokens
+        from a `tokenizer_config.json` beside it, when there is one.
+
+        Args:
+            path: the `tokenizer.json` file, or a folder holding one.
+
+        Returns:
+            A `BertTokenizer`.
+
+        Examples:
+
+        >>> tokenizer = BertTokenizer.from_huggingface_tokenizer_json(
+        ...     "bert-base-uncased/tokenizer.json"
+        ... )
+        """
+        path = pathlib.Path(path)
+        if path.is_dir():
+            path = path / HUGGINGFACE_FILENAME
+        document = _read_json(path)
+        model = document.get("model") if isinstance(document, dict) else None
+        if not isinstance(model, dict):
+            raise ValueError(
+                f"{path} is not a Hugging Face tokenizer.json: it has no "
+                "'model' object."
+            )
+        if model.get("type") != "WordPiece":
+            raise ValueError(
+                f"{path} holds a {model.get('type')!r} model; BertTokenizer "
+                "needs a 'WordPiece' model."
+            )
+        for key, expected in (
+            ("continuing_subword_prefix", CONTINUING_SUBWORD_PREFIX),
+            ("max_input_chars_per_word", MAX_INPUT_CHARS_PER_WORD),
+        ):
+            if model.get(key, expected) != expected:
+                raise ValueError(
+                    f"{path}: BertTokenizer supports only "
+                    f"model.{key}={expected!r}. Received: {key}={model[key]!r}"
+                )
+        vocabulary = _vocabulary_from_mapping(model.get("vocab"), path)
+
+        settings = {}
+        sibling_config = path.parent / CONFIG_FILENAME
+        if sibling_config.is_file():
+            settings.update(_settings_from_config(sibling_config))
+        settings.update(_settings_from_normalizer(document.get("normalizer"), path))
+        settings.update(_special_tokens_from_post_processor(document))
+        if isinstance(model.get("unk_token"), str):
+            settings["unk_token"] = model["unk_token"]
+        tokenizer = cls(vocabulary, **settings)
+        special_tokens = {
+            getattr(tokenizer, argument) for argument in _SPECIAL_TOKEN_ARGUMENTS
+        }
+        extra_tokens = [
+            entry.get("content")
+            for entry in document.get("added_tokens") or []
+            if isinstance(entry, dict) and entry.get("content") not in special_tokens
+        ]
+        if extra_tokens:
+            logger.warning(
+                "%s adds %d token(s) beyond the five special tokens (e.g. %r); "
+                "BertTokenizer treats them as ordinary vocabulary entries, or "
+                "drops them if they are not in the WordPiece vocabulary.",
+                path,
+                len(extra_tokens),
+                extra_tokens[:5],
+            )
+        return tokenizer
+
+    @classmethod
+    def from_preset(cls, preset):
+        """Creates a tokenizer from a preset folder or a registered name.
+
+        The folder holds `vocab.txt` plus `tokenizer_config.json` (as written
+        by `save_to_preset()`, or by Hugging Face `save_pretrained()`), or,
+        without `vocab.txt`, a Hugging Face `tokenizer.json`.
+
+        Args:
+            preset: a folder path or the name of a registered preset.
+
+        Returns:
+            A `BertTokenizer`.
+
+        Examples:
+
+        >>> tokenizer = BertTokenizer.from_preset("path/to/preset")
+        """
+        from kbert.presets import resolve_preset
+
+        folder = pathlib.Path(resolve_preset(preset))
+        vocabulary_path = folder / VOCABULARY_FILENAME
+        if vocabulary_path.is_file():
+            config_path = folder / CONFIG_FILENAME
+            settings = {}
+            if config_path.is_file():
+                settings = _settings_from_config(config_path)
+            else:
+                logger.warning(
+                    "%s has no %s; using default tokenizer settings.",
+                    folder,
+                    CONFIG_FILENAME,
+                )
+            return cls(vocabulary_path, **settings)
+        if (folder / HUGGINGFACE_FILENAME).is_file():
+            return cls.from_huggingface_tokenizer_json(folder / HUGGINGFACE_FILENAME)
+        raise ValueError(
+            f"The preset folder {folder} has neither {VOCABULARY_FILENAME} nor "
+            f"{HUGGINGFACE_FILENAME}. Received: preset={preset!r}"
+        )
+
+    def save_to_preset(self, folder):
+        """Writes `vocab.txt` and `tokenizer_config.json` into `folder`.
+
+        Each file is written under a temporary name in the same folder and
+        then renamed, so an interrupted save never leaves a half-written file.
+
+        Args:
+            folder: the preset folder; created if missing.
+
+        Examples:
+
+        >>> tokenizer.save_to_preset("my_preset")
+        >>> BertTokenizer.from_preset("my_preset")
+        """
+        folder = pathlib.Path(folder)
+        for index, token in enumerate(self._vocabulary):
+            if "\n" in token or "\r" in token:
+                raise ValueError(
+                    f"Token {index} ({token!r}) contains a line break and "
+                    f"cannot be written to {VOCABULARY_FILENAME}."
+                )
+        folder.mkdir(parents=True, exist_ok=True)
+        _write_atomically(
+            folder / VOCABULARY_FILENAME,
+            "".join(token + "\n" for token in self._vocabulary),
+        )
+        _write_atomically(
+            folder / CONFIG_FILENAME,
+            json.dumps(self.get_config(), indent=2, ensure_ascii=False) + "\n",
+        )
+
+    def get_config(self):
+        """Returns the settings (every constructor argument but the vocabulary).
+
+        Returns:
+            A JSON-serialisable dict.
+        """
+        return {
+            "lowercase": self.lowercase,
+            "strip_accents": self.strip_accents,
+            "tokenize_chinese_chars": self.tokenize_chinese_chars,
+            "unk_token": self.unk_token,
+            "cls_token": self.cls_token,
+            "sep_token": self.sep_token,
+            "pad_token": self.pad_token,
+            "mask_token": self.mask_token,
+            "max_length": self.max_length,
+        }
+
+    # Vocabulary --------------------------------------------------------------
+
+    @property
+    def vocabulary_size(self):
+        """The number of ids, i.e. the number of lines of `vocab.txt`."""
+        return len(self._vocabulary)
+
+    @property
+    def vocabulary(self):
+        """A copy of the vocabulary as a list; the token of id `i` is at `i`."""
+        return list(self._vocabulary)
+
+    def token_to_id(self, token):
+        """Returns the id of `token`; raises `ValueError` if it has none."""
+        try:
+            return self._token_to_id[token]
+        except (KeyError, TypeError):
+            raise ValueError(
+                f"`token` is not in the vocabulary. Received: token={token!r}"
+            ) from None
+
+    def id_to_token(self, id):
+        """Returns the token of `id`; raises `ValueError` if out of range."""
+        return self._vocabulary[self._check_token_id(id)]
+
+    @property
+    def cls_token_id(self):
+        return self._token_to_id[self.cls_token]
+
+    @property
+    def sep_token_id(self):
+        return self._token_to_id[self.sep_token]
+
+    @property
+    def pad_token_id(self):
+        return self._token_to_id[self.pad_token]
+
+    @property
+    def mask_token_id(self):
+        return self._token_to_id[self.mask_token]
+
+    @property
+    def unk_token_id(self):
+        return self._token_to_id[self.unk_token]
+
+    # Tokenisation ------------------------------------------------------------
+
+    def tokenize(self, text):
+        """Splits `text` into word pieces, without `[CLS]`/`[SEP]`.
+
+        Args:
+            text: a string.
+
+        Returns:
+            A list of token strings.
+
+        Examples:
+
+        >>> tokenizer.tokenize("The cats sat.")
+        ['the', 'cat', '##s', 'sat', '.']
+        """
+        _check_text("text", text)
+        return self._tokenizer.encode(text, add_special_tokens=False).tokens
+
+    def encode(self, text, pair=None, max_length=None, truncation="longest_first"):
+        """Tokenizes, truncates and packs one text or one pair of texts.
+
+        Args:
+            text: the first text.
+            pair: an optional second text, packed as `[CLS] text [SEP] pair
+                [SEP]`.
+            max_length: the longest result, special tokens included. `None`
+                uses the tokenizer's `max_length`.
+            truncation: `"longest_first"` removes tokens from the end of the
+                longer part until the result fits (with equal lengths, the
+                first part ends one token shorter, as Hugging Face's fast
+                tokenizers do); `"only_second"` removes tokens from the end of
+                the pair text only, and raises `ValueError` when that is not
+                enough while keeping at least one token of the pair text (as
+                Hugging Face does) or when there is no pair text.
+
+        Returns:
+            An `Encoding`.
+
+        Examples:
+
+        >>> encoding = tokenizer.encode("Who sat?", "The cat sat.")
+        >>> encoding.tokens
+        ['[CLS]', 'who', 'sat', '?', '[SEP]', 'the', 'cat', 'sat', '.', '[SEP]']
+        >>> encoding.sequence_ids.tolist()
+        [-1, 0, 0, 0, -1, 1, 1, 1, 1, -1]
+        """
+        _check_text("text", text)
+        if pair is not None:
+            _check_text("pair", pair)
+        return self.encode_batch(
+            [text],
+            None if pair is None else [pair],
+            max_length=max_length,
+            truncation=truncation,
+        )[0]
+
+    def encode_batch(
+        self, texts, pairs=None, max_length=None, truncation="longest_first"
+    ):
+        """Encodes many texts (or text pairs); the result equals `encode()`'s.
+
+        Word-piece splitting of the whole batch runs in parallel in Rust.
+
+        Args:
+            texts: a list of strings.
+            pairs: `None`, or a list of strings as long as `texts`.
+            max_length: as in `encode()`.
+            truncation: as in `encode()`.
+
+        Returns:
+            A list of `Encoding`, one per text.
+
+        Examples:
+
+        >>> encodings = tokenizer.encode_batch(["a cat", "a dog sat"])
+        >>> [len(encoding) for encoding in encodings]
+        [4, 5]
+        """
+        texts = _check_texts("texts", texts)
+        if pairs is not None:
+            pairs = _check_texts("pairs", pairs)
+            if len(pairs) != len(texts):
+                raise ValueError(
+                    "`pairs` must have one text per entry of `texts`. Received: "
+                    f"len(texts)={len(texts)}, len(pairs)={len(pairs)}"
+                )
+        if truncation not in TRUNCATION_STRATEGIES:
+            raise ValueError(
+                f"`truncation` must be one of {list(TRUNCATION_STRATEGIES)}. "
+                f"Received: truncation={truncation!r}"
+            )
+        if max_length is None:
+            max_length = self.max_length
+        if pairs is None:
+            _check_max_length(
+                max_length, minimum=2, reason="for a single text ([CLS] a [SEP])"
+            )
+        else:
+            _check_max_length(
+                max_length, minimum=3, reason="for a pair ([CLS] a [SEP] b [SEP])"
+            )
+
+        pieces = self._tokenizer.encode_batch(
+            texts + (pairs or []), add_special_tokens=False
+        )
+        if pairs is None:
+            return [
+                self._pack(first, None, max_length, truncation) for first in pieces
+            ]
+        return [
+            self._pack(first, second, max_length, truncation)
+            for first, second in zip(pieces[: len(texts)], pieces[len(texts) :])
+        ]
+
+    def _pack(self, first, second, max_length, truncation):
+        """Truncates the Rust encodings of the parts and packs them."""
+        first_length = len(first.ids)
+        second_length = 0 if second is None else len(second.ids)
+        keep_first, keep_second = _truncated_lengths(
+            first_length, second_length, second is not None, max_length, truncation
+        )
+        parts = [(first, keep_first, 0)]
+        if second is not None:
+            parts.append((second, keep_second, 1))
+
+        special = np.array([-1], dtype=np.int32)
+        token_ids = [np.array([self.cls_token_id], dtype=np.int32)]
+        segment_ids = [np.zeros(1, dtype=np.int32)]
+        offsets = [np.zeros((1, 2), dtype=np.int32)]
+        sequence_ids = [special]
+        tokens = [self.cls_token]
+        for part, keep, segment in parts:
+            token_ids.append(np.asarray(part.ids[:keep], dtype=np.int32))
+            token_ids.append(np.array([self.sep_token_id], dtype=np.int32))
+            segment_ids.append(np.full(keep + 1, segment, dtype=np.int32))
+            offsets.append(
+                np.asarray(part.offsets[:keep], dtype=np.int32).reshape(keep, 2)
+            )
+            offsets.append(np.zeros((1, 2), dtype=np.int32))
+            sequence_ids.append(np.full(keep, segment, dtype=np.int32))
+            sequence_ids.append(special)
+            tokens.extend(part.tokens[:keep])
+            tokens.append(self.sep_token)
+        return Encoding(
+            token_ids=np.concatenate(token_ids),
+            segment_ids=np.concatenate(segment_ids),
+            offsets=np.concatenate(offsets),
+            sequence_ids=np.concatenate(sequence_ids),
+            tokens=tokens,
+            truncated=keep_first + keep_second < first_length + second_length,
+        )
+
+    def pad(self, encodings, sequence_length=None):
+        """Pads encodings into dense `(B, sequence_length)` arrays.
+
+        Args:
+            encodings: a list of `Encoding`.
+            sequence_length: the padded length. `None` pads to the longest
+                encoding. An encoding longer than this is an error; encode
+                with `max_length=sequence_length` to truncate instead.
+
+        Returns:
+            A dict of numpy arrays of shape `(B, sequence_length)`:
+            `token_ids` (int32, `[PAD]` after the end), `segment_ids` (int32,
+            0 after the end) and `padding_mask` (bool, True on real tokens).
+
+        Examples:
+
+        >>> batch = tokenizer.pad(tokenizer.encode_batch(["a", "a b c"]))
+        >>> batch["padding_mask"].tolist()
+        [[True, True, True, False, False], [True, True, True, True, True]]
+        """
+        encodings = list(encodings)
+        lengths = [len(encoding) for encoding in encodings]
+        if sequence_length is None:
+            sequence_length = max(lengths, default=0)
+        elif (
+            isinstance(sequence_length, bool)
+            or not isinstance(sequence_length, (int, np.integer))
+            or sequence_length < 0
+        ):
+            raise ValueError(
+                "`sequence_length` must be None or a non-negative integer. "
+                f"Received: sequence_length={sequence_length!r}"
+            )
+        batch_size = len(encodings)
+        token_ids = np.full(
+            (batch_size, sequence_length), self.pad_token_id, dtype=np.int32
+        )
+        segment_ids = np.zeros((batch_size, sequence_length), dtype=np.int32)
+        for row, (encoding, length) in enumerate(zip(encodings, lengths)):
+            if length > sequence_length:
+                raise ValueError(
+                    f"Encoding {row} has {length} tokens, more than "
+                    f"`sequence_length`. Encode with max_length={sequence_length} "
+                    "to truncate it. "
+                    f"Received: sequence_length={sequence_length}"
+                )
+            token_ids[row, :length] = encoding.token_ids
+            segment_ids[row, :length] = encoding.segment_ids
+        padding_mask = np.arange(sequence_length)[None, :] < np.asarray(
+            lengths, dtype=np.int64
+        ).reshape(batch_size, 1)
+        return {
+            "token_ids": token_ids,
+            "segment_ids": segment_ids,
+            "padding_mask": padding_mask,
+        }
+
+    def __call__(
+        self, texts, pairs=None, sequence_length=None, truncation="longest_first"
+    ):
+        """Encodes and pads a batch: the model-ready inputs.
+
+        Args:
+            texts: a string or a list of strings.
+            pairs: `None`, or pair text(s) matching `texts`.
+            sequence_length: pad (and truncate) every row to this length.
+                `None` truncates to the tokenizer's `max_length` and pads to
+                the longest row.
+            truncation: as in `encode()`.
+
+        Returns:
+            The dict of `pad()`; a single string gives a batch of one.
+
+        Examples:
+
+        >>> inputs = tokenizer(["The cat sat."], sequence_length=16)
+        >>> inputs["token_ids"].shape
+        (1, 16)
+        """
+        if isinstance(texts, str):
+            texts = [texts]
+            if isinstance(pairs, str):
+                pairs = [pairs]
+        encodings = self.encode_batch(
+            texts, pairs, max_length=sequence_length, truncation=truncation
+        )
+        return self.pad(encodings, sequence_length=sequence_length)
+
+    def decode(self, token_ids, skip_special_tokens=True):
+        """Turns ids back into text, joining `##` pieces to their words.
+
+        Lower-casing and accent stripping cannot be undone, and spaces
+        around punctuation are tidied as Hugging Face's decoder does.
+
+        Args:
+            token_ids: a sequence (or 1-D array) of ids.
+            skip_special_tokens: whether to leave out `[CLS]`, `[SEP]`,
+                `[PAD]`, `[MASK]` and `[UNK]`.
+
+        Returns:
+            A string.
+
+        Examples:
+
+        >>> tokenizer.decode(tokenizer.encode("The cats sat.").token_ids)
+        'the cats sat.'
+        """
+        token_ids = np.asarray(token_ids)
+        if token_ids.ndim != 1 or not (
+            token_ids.size == 0 or np.issubdtype(token_ids.dtype, np.integer)
+        ):
+            raise ValueError(
+                "`token_ids` must be a 1-D sequence of integers. "
+                f"Received: token_ids with shape {token_ids.shape} and dtype "
+                f"{token_ids.dtype}"
+            )
+        bad = (token_ids < 0) | (token_ids >= self.vocabulary_size)
+        if bad.any():
+            raise ValueError(
+                f"`token_ids` must be in [0, {self.vocabulary_size}). "
+                f"Received: token id {int(token_ids[bad][0])}"
+            )
+        tokens = [
+            self._vocabulary[token_id]
+            for token_id in token_ids.tolist()
+            if not (skip_special_tokens and token_id in self._special_token_ids)
+        ]
+        return self._tokenizer.decoder.decode(tokens)
+
+    def _check_token_id(self, token_id):
+        if isinstance(token_id, bool) or not isinstance(
+            token_id, (int, np.integer)
+        ):
+            raise ValueError(
+                f"`id` must be an integer. Received: id={token_id!r}"
+            )
+        if not 0 <= token_id < self.vocabulary_size:
+            raise ValueError(
+                f"`id` must be in [0, {self.vocabulary_size}). "
+                f"Received: id={token_id}"
+            )
+        return int(token_id)
+
+    def __repr__(self):
+        return (
+            f"BertTokenizer(vocabulary_size={self.vocabulary_size}, "
+            f"lowercase={self.lowercase}, max_length={self.max_length})"
+        )
+
+
+# Truncation --------------------------------------------------------------------
+
+
+def _truncated_lengths(first_length, second_length, is_pair, max_length, truncation):
+    """How many tokens of each part survive truncation to `max_length`."""
+    budget = max_length - (3 if is_pair else 2)
+    if first_length + second_length <= budget:
+        return first_length, second_length
+    if not is_pair:
+        if truncation == "only_second":
+            raise ValueError(
+                "truncation='only_second' needs a pair text to truncate, but "
+                f"the single text has {first_length} tokens and "
+                f"max_length={max_length} leaves room for {budget}. Use "
+                "truncation='longest_first' for single texts."
+            )
+        return budget, 0
+    if truncation == "only_second":
+        # As in the Rust tokenizers library, the pair text may be shortened
+        # but not removed entirely: at least one of its tokens must remain.
+        if first_length >= budget:
+            raise ValueError(
+                "truncation='only_second' cannot fit the first text: it has "
+                f"{first_length} tokens, but max_length={max_length} leaves "
+                f"room for {budget} tokens besides [CLS] and two [SEP], and at "
+                "least one token of the pair text must remain. Raise "
+                "`max_length` or use truncation='longest_first'. "
+                f"Received: max_length={max_length}"
+            )
+        return first_length, budget - first_length
+    # longest_first, as the Rust tokenizers library computes it (transformers'
+    # fast tokenizers): the shorter part keeps up to half the budget, the
+    # longer part the rest; on a tie the pair text counts as the longer one.
+    shorter_keep = min(first_length, second_length, budget // 2)
+    longer_keep = budget - shorter_keep
+    if first_length > second_length:
+        return longer_keep, shorter_keep
+    return shorter_keep, longer_keep
+
+
+# Validation --------------------------------------------------------------------
+
+
+def _check_bool(name, value):
+    if not isinstance(value, bool):
+        raise ValueError(f"`{name}` must be True or False. Received: {name}={value!r}")
+
+
+def _check_max_length(max_length, minimum, reason):
+    if (
+        isinstance(max_length, bool)
+        or not isinstance(max_length, (int, np.integer))
+        or max_length < minimum
+    ):
+        raise ValueError(
+            f"`max_length` must be an integer >= {minimum} {reason}. "
+            f"Received: max_length={max_length!r}"
+        )
+
+
+def _check_text(name, text):
+    if not isinstance(text, str):
+        raise ValueError(
+            f"`{name}` must be a string. Received: {name}={text!r} of type "
+            f"{type(text).__name__}"
+        )
+
+
+def _check_texts(name, texts):
+    if isinstance(texts, (str, bytes)) or not hasattr(texts, "__iter__"):
+        raise ValueError(
+            f"`{name}` must be a list of strings. Received: {name}={texts!r} of "
+            f"type {type(texts).__name__}"
+        )
+    texts = list(texts)
+    for index, text in enumerate(texts):
+        if not isinstance(text, str):
+            raise ValueError(
+                f"`{name}` must be a list of strings. Received: {name}[{index}]="
+                f"{text!r} of type {type(text).__name__}"
+            )
+    return texts
+
+
+# Files -------------------------------------------------------------------------
+
+
+def _load_vocabulary(vocabulary):
+    if isinstance(vocabulary, (str, os.PathLike)):
+        path = pathlib.Path(vocabulary)
+        if not path.is_file():
+            raise ValueError(
+                f"Vocabulary file not found: {path}. Received: vocabulary="
+                f"{str(vocabulary)!r}"
+            )
+        # Universal newlines and rstrip("\n"), as transformers' load_vocab,
+        # so a vocab.txt saved with Windows line ends reads the same.
+        try:
+            with open(path, encoding="utf-8") as file:
+                return [line.rstrip("\n") for line in file]
+        except UnicodeDecodeError as error:
+            raise ValueError(
+                f"Vocabulary file {path} is not valid UTF-8: {error}"
+            ) from None
+    if isinstance(vocabulary, (list, tuple)):
+        for index, token in enumerate(vocabulary):
+            if not isinstance(token, str):
+                raise ValueError(
+                    "`vocabulary` must be a path or a list of strings. "
+                    f"Received: vocabulary[{index}]={token!r} of type "
+                    f"{type(token).__name__}"
+                )
+        return list(vocabulary)
+    raise ValueError(
+        "`vocabulary` must be a path to vocab.txt or a list of strings. "
+        f"Received: vocabulary of type {type(vocabulary).__name__}"
+    )
+
+
+def _warn_duplicates(vocabulary):
+    seen = set()
+    duplicates = []
+    for token in vocabulary:
+        if token in seen:
+            duplicates.append(token)
+        seen.add(token)
+    logger.warning(
+        "The vocabulary lists %d token(s) more than once (e.g. %r); each maps "
+        "to its last line, as in transformers.",
+        len(duplicates),
+        duplicates[:5],
+    )
+
+
+def _vocabulary_from_mapping(mapping, path):
+    if not isinstance(mapping, dict) or not mapping:
+        raise ValueError(f"{path}: 'model.vocab' must be a non-empty object.")
+    vocabulary = [None] * len(mapping)
+    for token, index in mapping.items():
+        if (
+            isinstance(index, bool)
+            or not isinstance(index, int)
+            or not 0 <= index < len(mapping)
+            or vocabulary[index] is not None
+        ):
+            raise ValueError(
+                f"{path}: 'model.vocab' ids must be 0..{len(mapping) - 1}, each "
+                f"once. Received: {token!r}: {index!r}"
+            )
+        vocabulary[index] = token
+    return vocabulary
+
+
+def _read_json(path):
+    if not path.is_file():
+        raise ValueError(f"File not found: {path}")
+    try:
+        with open(path, encoding="utf-8") as file:
+            return json.load(file)
+    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+        raise ValueError(f"{path} is not valid JSON: {error}") from None
+
+
+def _token_content(value):
+    # transformers writes special tokens as strings or as AddedToken dicts.
+    if isinstance(value, dict):
+        return value.get("content")
+    return value
+
+
+def _settings_from_config(path):
+    """Reads our `tokenizer_config.json`, or transformers' one."""
+    config = _read_json(path)
+    if not isinstance(config, dict):
+        raise ValueError(f"{path} must hold a JSON object.")
+    settings = {}
+    for key in ("lowercase", "strip_accents", "tokenize_chinese_chars"):
+        if key in config:
+            settings[key] = config[key]
+    if "lowercase" not in config and "do_lower_case" in config:
+        settings["lowercase"] = config["do_lower_case"]
+    for key in _SPECIAL_TOKEN_ARGUMENTS:
+        if key in config:
+            settings[key] = _token_content(config[key])
+    if "max_length" in config:
+        settings["max_length"] = config["max_length"]
+    elif isinstance(config.get("model_max_length"), (int, float)):
+        if config["model_max_length"] < _HUGGINGFACE_NO_LIMIT:
+            settings["max_length"] = int(config["model_max_length"])
+    for key, value in settings.items():
+        if key in _SPECIAL_TOKEN_ARGUMENTS and not isinstance(value, str):
+            raise ValueError(f"{path}: '{key}' must be a string. Received: {value!r}")
+        if key in ("lowercase", "tokenize_chinese_chars") and not isinstance(
+            value, bool
+        ):
+            raise ValueError(
+                f"{path}: '{key}' must be true or false. Received: {value!r}"
+            )
+    return settings
+
+
+def _settings_from_normalizer(normalizer, path):
+    candidates = [normalizer]
+    if isinstance(normalizer, dict) and normalizer.get("type") == "Sequence":
+        candidates = normalizer.get("normalizers") or []
+    for candidate in candidates:
+        if isinstance(candidate, dict) and candidate.get("type") == "BertNormalizer":
+            if not candidate.get("clean_text", True):
+                logger.warning(
+                    "%s turns clean_text off; BertTokenizer always cleans text.",
+                    path,
+                )
+            return {
+                "lowercase": bool(candidate.get("lowercase", True)),
+                "strip_accents": candidate.get("strip_accents"),
+                "tokenize_chinese_chars": bool(
+                    candidate.get("handle_chinese_chars", True)
+                ),
+            }
+    found = normalizer.get("type") if isinstance(normalizer, dict) else normalizer
+    raise ValueError(
+        f"{path} has no BertNormalizer, so its settings cannot be read. "
+        f"Received: normalizer type {found!r}"
+    )
+
+
+def _special_tokens_from_post_processor(document):
+    processor = document.get("post_processor")
+    if not isinstance(processor, dict):
+        return {}
+    if processor.get("type") == "BertProcessing":
+        return {
+            "sep_token": processor["sep"][0],
+            "cls_token": processor["cls"][0],
+        }
+    if processor.get("type") == "TemplateProcessing":
+        # The single template reads [CLS] $A [SEP]: first and last special.
+        specials = [
+            piece["SpecialToken"]["id"]
+            for piece in processor.get("single", [])
+            if "SpecialToken" in piece
+        ]
+        if len(specials) == 2:
+            return {"cls_token": specials[0], "sep_token": specials[1]}
+    return {}
+
+
+def _write_atomically(path, text):
+    handle, temporary = tempfile.mkstemp(
+        dir=path.parent, prefix=f".{path.name}.", suffix=".tmp"
+    )
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as file:
+            file.write(text)
+            file.flush()
+            os.fsync(file.fileno())
+        # mkstemp creates the file private (0600); presets are shared data.
+        os.chmod(temporary, 0o644)
+        os.replace(temporary, path)
+    except BaseException:
+        if os.path.exists(temporary):
+            os.remove(temporary)
+        raise
