@@ -1,4 +1,5 @@
 import logging
+import warnings
 
 import keras
 import numpy as np
@@ -64,7 +65,13 @@ class BertTask(keras.Model):
 
     def fit(self, x=None, *args, **kwargs):
         self._validate_data(x)
-        return super().fit(x, *args, **kwargs)
+        with warnings.catch_warnings():
+            # Heads that read `sequence_output` leave the pooler without gradients, as
+            # Hugging Face's models without a pooler would; that is expected, not a bug.
+            warnings.filterwarnings(
+                "ignore", message=r"Gradients do not exist for variables \['pooler/"
+            )
+            return super().fit(x, *args, **kwargs)
 
     # --- Training defaults -------------------------------------------------------------
 
