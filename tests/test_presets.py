@@ -84,6 +84,11 @@ def test_refuses_to_overwrite_a_folder_that_is_not_a_preset(tmp_path):
     with pytest.raises(ValueError, match="not empty and not a kbert preset"):
         BertBackbone(**TINY).save_to_preset(tmp_path / "mine")
     assert (tmp_path / "mine" / "notes.txt").read_text() == "precious"
+    # A Hugging Face folder has a config.json too; it is not ours to replace.
+    (tmp_path / "mine" / "config.json").write_text('{"model_type": "bert"}')
+    with pytest.raises(ValueError, match="not empty and not a kbert preset"):
+        BertBackbone(**TINY).save_to_preset(tmp_path / "mine")
+    assert (tmp_path / "mine" / "notes.txt").read_text() == "precious"
 
 
 def test_failed_save_leaves_old_preset_and_no_stray_files(tmp_path, monkeypatch):

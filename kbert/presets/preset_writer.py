@@ -28,6 +28,15 @@ def split_weights(model):
     return backbone_weights, head_weights
 
 
+def is_kbert_preset(folder):
+    """True when `folder` holds a kbert `config.json` (not, say, a Hugging Face one)."""
+    try:
+        config = json.loads((pathlib.Path(folder) / CONFIG_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(config, dict) and {"format_version", "class_name", "backbone"} <= set(config)
+
+
 def _write_json(path, value):
     with open(path, "w", encoding="utf-8") as handle:
         json.dump(value, handle, indent=2, sort_keys=True)
@@ -54,7 +63,7 @@ def save_preset(model, folder, tokenizer=None, metadata=None):
     if folder.exists():
         if not folder.is_dir():
             raise ValueError(f"Cannot write a preset over a file: {str(folder)!r}")
-        if any(folder.iterdir()) and not (folder / CONFIG_FILE).exists():
+        if any(folder.iterdir()) and not is_kbert_preset(folder):
             raise ValueError(
                 f"Refusing to replace {str(folder)!r}: it is not empty and not a kbert preset."
             )
