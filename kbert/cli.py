@@ -1,10 +1,10 @@
 """The `kbert` command: argument parsing and printing; the work happens in kbert's API.
 
-Each subcommand is a pair of functions: `_add_<command>(subparsers)` declares its
-arguments and sets `run=_run_<command>`; `_run_<command>(args)` imports what it needs
+Each subcommand is a module in `kbert.commands` with `add_parser(subparsers)`, which
+declares its arguments and sets `run=<function>`; that function imports what it needs
 (Keras and the models load lazily, so `kbert --help` stays instant), calls the public
-API and prints the result, returning the exit status. A new command is one more pair and
-one more entry in `_COMMANDS`.
+API and prints the result, returning the exit status. A new command is one more module
+and one more name in `_COMMAND_MODULES`.
 
 Errors the user can fix (`ValueError`, a missing optional package, an unreadable file)
 are printed as one line on stderr with exit status 1; anything else is a bug and keeps
@@ -12,6 +12,7 @@ its traceback.
 """
 
 import argparse
+import importlib
 import logging
 import sys
 
@@ -19,43 +20,12 @@ import kbert
 
 logger = logging.getLogger("kbert.cli")
 
-EXIT_OK = 0
-EXIT_ERROR = 1
+from kbert.commands import EXIT_ERROR
 
 
-# --- kbert convert -------------------------------------------------------------------------
-
-
-def _add_convert(subparsers):
-    parser = subparsers.add_parser(
-        "convert",
-        help="convert a checkpoint (Hugging Face BERT folder) into a kbert preset",
-        description=(
-            "Convert the checkpoint folder SRC into a kbert preset folder DST. The format "
-            "is detected; a Hugging Face folder (config.json with model.safetensors or "
-            "pytorch_model.bin, plus vocab.txt or tokenizer.json) keeps every head its "
-            "`architectures` names."
-        ),
-    )
-    parser.add_argument("src", metavar="SRC", help="checkpoint folder to read")
-    parser.add_argument("dst", metavar="DST", help="preset folder to write")
-    parser.add_argument(
-        "--overwrite",
-        action="store_true",
-        help="replace DST if it already holds a kbert preset",
-    )
-    parser.set_defaults(run=_run_convert)
-
-
-def _run_convert(args):
-    from kbert.checkpoints.convert import convert
-
-    print(convert(args.src, args.dst, overwrite=args.overwrite))
-    return EXIT_OK
-
-
-# Subcommands in `kbert --help` order.
-_COMMANDS = (_add_convert,)
+# Subcommands in `kbert --help` order: modules of `kbert.commands`, each with
+# `add_parser(subparsers)` that declares its arguments and sets `run=<function>(args)`.
+_COMMAND_MODULES = ("convert",)
 
 
 # --- Entry point ---------------------------------------------------------------------------
@@ -69,8 +39,8 @@ def build_parser():
     )
     parser.add_argument("--version", action="version", version=f"kbert {kbert.__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for add_command in _COMMANDS:
-        add_command(subparsers)
+    for name in _COMMAND_MODULES:
+        importlib.import_module(f"kbert.commands.{name}").add_parser(subparsers)
     return parser
 
 

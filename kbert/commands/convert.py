@@ -1,0 +1,31 @@
+"""`kbert convert SRC DST`: any supported checkpoint folder into a kbert preset."""
+
+from kbert.commands import EXIT_OK
+
+
+def add_parser(subparsers):
+    parser = subparsers.add_parser(
+        "convert",
+        help="convert a checkpoint (Hugging Face BERT folder) into a kbert preset",
+        description=(
+            "Convert the checkpoint folder SRC into a kbert preset folder DST. The format "
+            "is detected; a Hugging Face folder (config.json with model.safetensors or "
+            "pytorch_model.bin, plus vocab.txt or tokenizer.json) keeps every head its "
+            "`architectures` names."
+        ),
+    )
+    parser.add_argument("src", metavar="SRC", help="checkpoint folder to read")
+    parser.add_argument("dst", metavar="DST", help="preset folder to write")
+    parser.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="replace DST if it already holds a kbert preset",
+    )
+    parser.set_defaults(run=run)
+
+
+def run(args):
+    from kbert.checkpoints.convert import convert
+
+    print(convert(args.src, args.dst, overwrite=args.overwrite))
+    return EXIT_OK
