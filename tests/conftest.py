@@ -22,10 +22,12 @@ TINY = dict(
 
 @pytest.fixture(autouse=True)
 def _reset_keras_state():
+    # Cheap on purpose: keras.backend.clear_session() costs up to a second per test under
+    # PyTorch, and kbert names its layers explicitly, so no test depends on fresh names.
     keras.utils.set_random_seed(1234)
     yield
-    keras.mixed_precision.set_global_policy("float32")
-    keras.backend.clear_session()
+    if keras.mixed_precision.global_policy().name != "float32":
+        keras.mixed_precision.set_global_policy("float32")
 
 
 def make_inputs(batch_size=3, sequence_length=10, vocabulary_size=97, seed=0, num_masks=0):

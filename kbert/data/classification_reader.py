@@ -1,0 +1,215 @@
+"""Reading labelled (or unlabelled) texts and text pairs from CSV, TSV or JSON Lines.
+
+Every error is a `ValueError` whose message starts with `file:line` and names the column.
+"""
+
+import csv
+import io
+import json
+import logging
+import pathlib
+import re
+
+from kbert.data.examples import ClassificationExample
+from kbert.data.text_file import numbered_lines, read_text_file
+
+__all__ = ["classification_label_names", "read_classification"]
+
+logger = logging.getLogger(__name__)
+
+_FORMATS_BY_SUFFIX = {".csv": "csv", ".tsv": "tsv", ".jsonl": "jsonl", ".json": "jsonl", ".ndjson": "jsonl"}
+_FORMAT_ALIASES = {"csv": "csv", "tsv": "tsv", "jsonl": "jsonl", "json": "jsonl", "ndjson": "jsonl"}
+_INTEGER = re.compile(r"[+-]?\d+")
+
+
+def _resolve_format(path, format):
+    if format is not None:
+        if format.lower() not in _FORMAT_ALIASES:
+            raise ValueError(
+                f"`format` must be one of {sorted(_FORMAT_ALIASES)}. Received: format={format!r}"
+            )
+        return _FORMAT_ALIASES[format.lower()]
+    suffix = pathlib.Path(path).suffix.lower()
+    if suffix not in _FORMATS_BY_SUFFIX:
+        raise ValueError(
+            f"{path}: cannot tell the format from the extension {suffix!r}; use one of "
+            f"{sorted(_FORMATS_BY_SUFFIX)} or pass format='csv', 'tsv' or 'jsonl'."
+        )
+    return _FORMATS_BY_SUFFIX[suffix]
+
+
+def _requested_columns(text_column, pair_column, label_column):
+    """`{field: column}` for the fields asked for; columns are all names or all positions."""
+    requested = {"text": text_column, "pair": pair_column, "label": label_column}
+    requested = {field: column for field, column in requested.items() if column is not None}
+    if "text" not in requested:
+        raise ValueError("`text_column` is required. Received: text_column=None")
+    positions = [isinstance(column, int) and not isinstance(column, bool) for column in requested.values()]
+    if all(positions):
+        return requested, False
+    if all(isinstance(column, str) for column in requested.values()):
+        return requested, True
+    received = ", ".join(f"{field}_column={column!r}" for field, column in requested.items())
+    raise ValueError(
+        "Columns must all be names (str, the file has a header row) or all positions (int, "
+        f"no header row). Received: {received}"
+    )
+
+
+def _delimited_records(path, text, delimiter, columns, has_header):
+    """`(line, {field: value})` for each row of a CSV/TSV text; blank lines are skipped."""
+    if delimiter == ",":
+        reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+    else:  # GLUE-style TSV: quotes are ordinary characters
+        reader = csv.reader(io.StringIO(text, newline=""), delimiter="\t", quoting=csv.QUOTE_NONE)
+    width = header_line = None
+    positions = columns if not has_header else None
+    previous_line = 0
+    while True:
+        try:
+            row = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as error:
+            raise ValueError(f"{path}:{previous_line + 1}: malformed record ({error}).") from None
+        line, previous_line = previous_line + 1, reader.line_num
+        if not row:
+            continue
+        if width is None:
+            width, header_line = len(row), line
+            if has_header:
+                positions = _column_positions(path, line, row, columns)
+                continue
+            too_far = {field: column for field, column in columns.items() if not -width <= column < width}
+            if too_far:
+                field, column = next(iter(too_far.items()))
+                raise ValueError(
+                    f"{path}:{line}: {field}_column={column} is out of range; the rows have {width} fields."
+                )
+        if len(row) != width:
+            raise ValueError(
+                f"{path}:{line}: the row has {len(row)} fields but "
+                f"{'the header on line' if has_header else 'line'} {header_line} has {width}."
+            )
+        yield line, {field: row[position] for field, position in positions.items()}
+
+
+def _column_positions(path, line, header, columns):
+    """`{field: index}` of each requested column name in the header row."""
+    positions = {}
+    for field, name in columns.items():
+        if header.count(name) != 1:
+            problem = "is not a column" if name not in header else "names several columns"
+            raise ValueError(f"{path}:{line}: {field}_column={name!r} {problem}; the columns are {header}.")
+        positions[field] = header.index(name)
+    return positions
+
+
+def _json_lines_records(path, text, columns):
+    """`(line, {field: value})` for each JSON object line; blank lines are skipped."""
+    for line, content in numbered_lines(text):
+        if not content.strip():
+            continue
+        try:
+            record = json.loads(content)
+        except json.JSONDecodeError as error:
+            raise ValueError(
+                f"{path}:{line}: invalid JSON ({error.msg}, column {error.colno}); expected one JSON "
+                "object per line (JSON Lines)."
+            ) from None
+        if not isinstance(record, dict):
+            raise ValueError(f"{path}:{line}: expected a JSON object, found {type(record).__name__}.")
+        for field, key in columns.items():
+            if key not in record:
+                raise ValueError(
+                    f"{path}:{line}: {field}_column={key!r} is not a field; the record has {list(record)}."
+                )
+        yield line, {field: record[key] for field, key in columns.items()}
+
+
+def _checked_value(path, line, field, column, value):
+    """A record's value as a non-empty string; JSON integer labels become their decimal text."""
+    if field == "label" and isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    if not isinstance(value, str):
+        expected = "a string or an integer" if field == "label" else "a string"
+        raise ValueError(
+            f"{path}:{line}: {field} in column {column!r} must be {expected}. Received: {value!r}"
+        )
+    if not value.strip():
+        raise ValueError(f"{path}:{line}: empty {field} in column {column!r}.")
+    return value
+
+
+def read_classification(path, text_column="text", pair_column=None, label_column="label", format=None):
+    """Reads texts or text pairs, with or without labels, for sequence classification.
+
+    CSV files are read with standard quoting (a quoted field may span lines; errors give the
+    line where the record starts); TSV files without quoting, as GLUE's; JSON Lines files hold
+    one object per line. A UTF-8 byte-order mark is ignored. Blank lines are skipped.
+
+    Args:
+        path: the file.
+        text_column: the column (CSV/TSV header name or JSON key) holding the text. All
+            columns may instead be 0-based int positions, for CSV/TSV files without a header row.
+        pair_column: the column holding the second text of a pair, or None for single texts.
+        label_column: the column holding the label, or None for unlabelled files (prediction).
+            Labels may be strings or, in JSON, integers; they are stored as strings, and
+            `classification_label_names` orders integer labels numerically.
+        format: "csv", "tsv" or "jsonl" ("json" is taken as JSON Lines); by default from the
+            file extension (.csv, .tsv, .jsonl, .json, .ndjson).
+
+    Returns:
+        list of `ClassificationExample(text, pair, label, line)` in file order.
+
+    Raises:
+        ValueError: naming the file and line, for a missing column (with the columns that
+            exist), an empty or non-string value, invalid JSON, a row whose field count
+            differs from the header's, or a file without records.
+
+    Examples:
+    >>> examples = read_classification("train.tsv", text_column="sentence")
+    >>> examples[0]
+    ClassificationExample(text='a gripping film', pair=None, label='1', line=2)
+    """
+    file_format = _resolve_format(path, format)
+    columns, has_header = _requested_columns(text_column, pair_column, label_column)
+    text = read_text_file(path)
+    if file_format == "jsonl":
+        if not has_header:
+            raise ValueError(f"{path}: JSON Lines records are read by key; give column names, not positions.")
+        records = _json_lines_records(path, text, columns)
+    else:
+        records = _delimited_records(path, text, "," if file_format == "csv" else "\t", columns, has_header)
+    examples = []
+    for line, values in records:
+        checked = {
+            field: _checked_value(path, line, field, columns[field], value) for field, value in values.items()
+        }
+        examples.append(
+            ClassificationExample(checked["text"], checked.get("pair"), checked.get("label"), line)
+        )
+    if not examples:
+        raise ValueError(f"{path}: no records found.")
+    logger.info("Read %d examples from %s.", len(examples), path)
+    return examples
+
+
+def classification_label_names(examples):
+    """The distinct labels of `examples`, sorted: numerically when all are integers.
+
+    Args:
+        examples: `ClassificationExample`s; unlabelled ones are ignored.
+
+    Returns:
+        list of label strings, e.g. `["2", "10"]` (not `["10", "2"]`) or `["neg", "pos"]`.
+
+    Examples:
+    >>> classification_label_names([ClassificationExample("a", None, "10", 1),
+    ...                             ClassificationExample("b", None, "2", 2)])
+    ['2', '10']
+    """
+    labels = {example.label for example in examples if example.label is not None}
+    if all(_INTEGER.fullmatch(label) for label in labels):
+        return sorted(labels, key=lambda label: (int(label), label))
+    return sorted(labels)
