@@ -1,0 +1,73 @@
+"""`kbert vocab`: train a WordPiece vocabulary from text files."""
+
+import pathlib
+
+from kbert.commands import EXIT_OK
+
+
+def add_parser(subparsers):
+    parser = subparsers.add_parser(
+        "vocab",
+        help="train a WordPiece vocabulary (vocab.txt) from text files",
+        description=(
+            "Learn a WordPiece vocabulary from FILES with BERT's text processing and "
+            "write vocab.txt and tokenizer_config.json into --output, ready for "
+            "`kbert create-pretraining-data --vocab`. The vocabulary starts with [PAD] "
+            "[UNK] [CLS] [SEP] [MASK], then the [unusedN] placeholders."
+        ),
+        epilog="example: kbert vocab --output my_vocab --size 8000 corpus/*.txt",
+    )
+    parser.add_argument("files", nargs="+", metavar="FILES", help="UTF-8 text files")
+    parser.add_argument("--output", required=True, metavar="DIR", help="folder to write")
+    parser.add_argument(
+        "--size", type=int, default=30522, metavar="N", help="tokens wanted (default: 30522)"
+    )
+    parser.add_argument(
+        "--cased", action="store_true", help="keep case and accents (default: lower-case)"
+    )
+    parser.add_argument(
+        "--unused",
+        type=int,
+        default=0,
+        metavar="N",
+        help="[unusedN] placeholders after the special tokens (default: 0)",
+    )
+    parser.add_argument(
+        "--min-frequency",
+        type=int,
+        default=2,
+        metavar="N",
+        help="how often a pair must occur to become a piece (default: 2)",
+    )
+    parser.add_argument(
+        "--limit-alphabet",
+        type=int,
+        default=1000,
+        metavar="N",
+        help="most distinct characters kept (default: 1000)",
+    )
+    parser.add_argument(
+        "--overwrite", action="store_true", help="replace a vocab.txt already in DIR"
+    )
+    parser.set_defaults(run=run)
+
+
+def run(args):
+    from kbert.pretraining import VocabularyTrainer
+    from kbert.tokenizer.bert_tokenizer import VOCABULARY_FILENAME
+
+    output = pathlib.Path(args.output)
+    if (output / VOCABULARY_FILENAME).exists() and not args.overwrite:
+        raise ValueError(f"{output / VOCABULARY_FILENAME} exists; pass --overwrite to replace it.")
+    trainer = VocabularyTrainer(
+        vocabulary_size=args.size,
+        lowercase=not args.cased,
+        min_frequency=args.min_frequency,
+        num_unused_tokens=args.unused,
+        limit_alphabet=args.limit_alphabet,
+    )
+    tokenizer = trainer.train(args.files)
+    tokenizer.save_to_preset(output)
+    casing = "cased" if args.cased else "uncased"
+    print(f"Wrote a vocabulary of {tokenizer.vocabulary_size} tokens ({casing}) to {output}")
+    return EXIT_OK
