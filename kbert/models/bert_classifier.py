@@ -44,6 +44,31 @@ class BertClassifier(BertTask):
         self.label_names = label_names
         self.dropout = dropout
 
+    def classify(self, text_or_texts, pairs=None, tokenizer=None, batch_size=32):
+        """Label probabilities for one or several texts (or text pairs).
+
+        See `kbert.inference.classify` for the details.
+
+        Args:
+            text_or_texts: a string or a list of strings.
+            pairs: None, or the second text of each pair (string or list).
+            tokenizer: overrides `self.tokenizer`.
+            batch_size: texts per forward pass.
+
+        Returns:
+            A `kbert.inference.Classification` for a string, a list for a list;
+            labels are `label_names`, else "0", "1", ...
+
+        Examples:
+
+        >>> model = BertClassifier.from_preset("path/to/preset")
+        >>> model.classify("A wonderful film.").label
+        'positive'
+        """
+        from kbert.inference.classification import classify
+
+        return classify(self, tokenizer, text_or_texts, pairs=pairs, batch_size=batch_size)
+
     def task_config(self):
         return {
             "num_classes": self.num_classes,

@@ -36,3 +36,40 @@ class BertMaskedLM(BertTask):
         encoded = backbone(backbone_inputs)
         outputs = masked_lm_head(encoded["sequence_output"], inputs["mask_positions"])
         self._finish_init(backbone, inputs, outputs, **kwargs)
+
+    def fill_mask(
+        self, text_or_texts, top_k=5, targets=None, joint=False, tokenizer=None, batch_size=32
+    ):
+        """The most probable tokens at each `[MASK]` of one or several texts.
+
+        See `kbert.inference.fill_mask` for the details.
+
+        Args:
+            text_or_texts: a string or a list of strings, each with a `[MASK]`.
+            top_k: candidates per mask.
+            targets: optional list of words (single vocabulary tokens) to score
+                at each mask instead of the whole vocabulary.
+            joint: fill several masks one at a time, most confident first.
+            tokenizer: overrides `self.tokenizer`.
+            batch_size: texts per forward pass.
+
+        Returns:
+            A `kbert.inference.FillMaskResult` for a string, a list for a list.
+
+        Examples:
+
+        >>> model = BertMaskedLM.from_preset("path/to/preset")
+        >>> model.fill_mask("The [MASK] sat.").masks[0].candidates[0].token
+        'cat'
+        """
+        from kbert.inference.fill_mask import fill_mask
+
+        return fill_mask(
+            self,
+            tokenizer,
+            text_or_texts,
+            top_k=top_k,
+            targets=targets,
+            joint=joint,
+            batch_size=batch_size,
+        )

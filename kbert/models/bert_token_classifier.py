@@ -46,6 +46,34 @@ class BertTokenClassifier(BertTask):
         self.label_names = label_names
         self.dropout = dropout
 
+    def tag(self, text_or_texts, aggregation="first", tokenizer=None, batch_size=32):
+        """The entity spans of one or several texts.
+
+        See `kbert.inference.tag` for the details.
+
+        Args:
+            text_or_texts: a string or a list of strings.
+            aggregation: "first" (a word's label from its first sub-word, as in
+                training) or "average" (mean over its sub-words).
+            tokenizer: overrides `self.tokenizer`.
+            batch_size: texts per forward pass.
+
+        Returns:
+            A list of `kbert.inference.EntitySpan` for a string, a list of such
+            lists for a list; `text[span.start:span.end] == span.text`.
+
+        Examples:
+
+        >>> model = BertTokenClassifier.from_preset("path/to/preset")
+        >>> [(span.label, span.text) for span in model.tag("Ada visited Paris.")]
+        [('PER', 'Ada'), ('LOC', 'Paris')]
+        """
+        from kbert.inference.token_tagging import tag
+
+        return tag(
+            self, tokenizer, text_or_texts, aggregation=aggregation, batch_size=batch_size
+        )
+
     def default_loss(self):
         return keras.losses.SparseCategoricalCrossentropy(from_logits=True, ignore_class=-100)
 

@@ -1,0 +1,137 @@
+"""What the inference commands (fill-mask, qa, classify, tag) share.
+
+Inputs come from arguments and/or a file; results print as readable text or, with
+`--json`, as JSON Lines (one object per input, in input order). A progress bar on
+stderr appears when there are many inputs. Not a subcommand itself.
+"""
+
+import dataclasses
+import json
+import sys
+
+# Show a progress bar from this many inputs on.
+MANY_INPUTS = 16
+DEFAULT_BATCH_SIZE = 32
+
+
+def add_common_arguments(parser, file_help, texts_help=None):
+    """`TEXT...` (when `texts_help` is given), `--model`, `--file`, `--json`, `--batch-size`."""
+    if texts_help is not None:
+        parser.add_argument("texts", nargs="*", metavar="TEXT", help=texts_help)
+    parser.add_argument(
+        "--model",
+        default="demo",
+        metavar="M",
+        help="preset folder or registered preset name (default: demo, the bundled model)",
+    )
+    parser.add_argument("--file", metavar="F", help=file_help)
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        help="print one JSON object per input (JSON Lines) instead of text",
+    )
+    parser.add_argument(
+        "--batch-size",
+        type=int,
+        default=DEFAULT_BATCH_SIZE,
+        metavar="N",
+        help=f"inputs per forward pass (default: {DEFAULT_BATCH_SIZE})",
+    )
+
+
+def read_lines(path):
+    """The non-blank lines of a UTF-8 file ("-" reads stdin), line endings removed."""
+    from kbert.data.text_file import numbered_lines
+    from kbert.data.text_file import read_text_file
+
+    text = sys.stdin.read() if path == "-" else read_text_file(path)
+    return [line for _, line in numbered_lines(text) if line.strip()]
+
+
+def read_json_lines(path, fields, optional=()):
+    """Records of a JSON Lines file: dicts with string values for `fields`.
+
+    Errors name the file, the line and the field.
+    """
+    from kbert.data.text_file import numbered_lines
+    from kbert.data.text_file import read_text_file
+
+    text = sys.stdin.read() if path == "-" else read_text_file(path)
+    records = []
+    for number, line in numbered_lines(text):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as error:
+            raise ValueError(f"{path}:{number}: not valid JSON ({error.msg}).") from None
+        if not isinstance(record, dict):
+            raise ValueError(
+                f"{path}:{number}: each line must be a JSON object with fields "
+                f"{list(fields)}. Received: {type(record).__name__}"
+            )
+        for field in tuple(fields) + tuple(optional):
+            if field not in record:
+                if field in optional:
+                    continue
+                raise ValueError(f"{path}:{number}: the field `{field}` is missing.")
+            if not isinstance(record[field], str):
+                raise ValueError(
+                    f"{path}:{number}: the field `{field}` must be a string. "
+                    f"Received: {record[field]!r}"
+                )
+        records.append(record)
+    return records
+
+
+def require_inputs(inputs, what):
+    if not inputs:
+        raise ValueError(f"Nothing to do: give {what} as arguments or with --file.")
+    return inputs
+
+
+def load_model(model_class, preset):
+    """`model_class.from_preset(preset)`; the preset must carry a tokenizer."""
+    model = model_class.from_preset(preset)
+    if model.tokenizer is None:
+        raise ValueError(
+            f"The preset {preset!r} has no vocabulary (vocab.txt or tokenizer.json), so "
+            "its texts cannot be tokenized."
+        )
+    return model
+
+
+def map_in_batches(function, inputs, batch_size, description):
+    """`function(batch)` over `inputs` in batches, with a progress bar when many.
+
+    Returns:
+        The concatenated results, one per input.
+    """
+    from tqdm import tqdm
+
+    if isinstance(batch_size, bool) or batch_size < 1:
+        raise ValueError(f"`--batch-size` must be positive. Received: {batch_size}")
+    results = []
+    with tqdm(
+        total=len(inputs),
+        desc=description,
+        unit="input",
+        file=sys.stderr,
+        disable=len(inputs) < MANY_INPUTS,
+    ) as progress:
+        for start in range(0, len(inputs), batch_size):
+            batch = inputs[start : start + batch_size]
+            results.extend(function(batch))
+            progress.update(len(batch))
+    return results
+
+
+def print_json(record):
+    """Prints a structure of dicts, lists and result dataclasses as one line of JSON."""
+    print(json.dumps(record, ensure_ascii=False, default=_dataclass_fields))
+
+
+def _dataclass_fields(value):
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return dataclasses.asdict(value)
+    raise TypeError(f"{type(value).__name__} is not JSON serializable")

@@ -1,0 +1,292 @@
+"""Question-answering windows: a long context cut into overlapping model inputs.
+
+BERT reads at most `max_length` tokens, `[CLS] question [SEP] context [SEP]`. A
+longer context is tokenized once and cut into windows that start every
+`doc_stride` context tokens (the "document stride" of BERT's `run_squad.py`: the
+step between window starts, not the overlap), each paired with the whole
+question. Every window keeps the character offsets of its context tokens, so a
+predicted token span maps back to an exact substring of the caller's context, and
+an answer given in characters maps to token labels for training.
+
+Examples:
+
+>>> windows = make_qa_windows(tokenizer, "Who sat?", long_context, max_length=384)
+>>> window = windows[1]
+>>> start, end = char_span_to_token_span(window, 1200, 1209)
+>>> token_span_to_char_span(window, start, end)   # when the span is in window 1
+(1200, 1209)
+"""
+
+import logging
+import math
+import sys
+from dataclasses import dataclass
+
+import numpy as np
+
+logger = logging.getLogger("kbert.data")
+
+# The fewest tokens a window can have: [CLS] question [SEP] context [SEP], one each.
+_SPECIAL_TOKENS_PER_WINDOW = 3
+
+
+@dataclass(frozen=True, eq=False)
+class QAWindow:
+    """One model input `[CLS] question [SEP] context part [SEP]` of a QA example.
+
+    A `QAWindow` has a length and `token_ids`/`segment_ids`, so
+    `tokenizer.pad(windows, sequence_length=...)` batches windows like encodings.
+
+    Args:
+        token_ids: int32 array `(L,)`.
+        segment_ids: int32 array `(L,)`: 0 for `[CLS] question [SEP]`, 1 for
+            `context part [SEP]`.
+        offsets: int32 array `(L, 2)`: `[start, end)` character offsets into the
+            caller's context for context tokens, `(0, 0)` for every other token.
+        context_mask: bool array `(L,)`, True on the tokens of the context.
+        max_context: bool array `(L,)`, True on the context tokens for which this
+            window gives the most context on both sides among all windows (BERT's
+            `_check_is_max_context`); every context token is True in exactly one
+            window. Answer search starts spans only there, so overlapping windows
+            do not propose the same span twice.
+        window_index: position of this window among the example's windows.
+        context_token_start: index, among the tokens of the whole context, of
+            this window's first context token.
+        context_token_end: index after its last context token.
+        num_context_tokens: number of tokens of the whole context.
+    """
+
+    token_ids: np.ndarray
+    segment_ids: np.ndarray
+    offsets: np.ndarray
+    context_mask: np.ndarray
+    max_context: np.ndarray
+    window_index: int
+    context_token_start: int
+    context_token_end: int
+    num_context_tokens: int
+
+    def __len__(self):
+        return len(self.token_ids)
+
+
+def make_qa_windows(
+    tokenizer, question, context, max_length=384, doc_stride=128, max_question_length=64
+):
+    """Tokenizes a question and its context into overlapping windows.
+
+    The context is tokenized once; windows are slices of its tokens. Each window
+    holds as many context tokens as fit (`max_length - 3 - question tokens`), and
+    the next window starts `doc_stride` context tokens later (at most one full
+    window later, so no token is skipped), until the last window reaches the end
+    of the context.
+
+    Args:
+        tokenizer: a `BertTokenizer`.
+        question: the question string.
+        context: the context string; offsets point into it.
+        max_length: tokens per window, special tokens included (at least 5).
+        doc_stride: context tokens between the starts of consecutive windows.
+        max_question_length: a question with more tokens is truncated to this
+            many, with a warning; None never truncates.
+
+    Returns:
+        A list of `QAWindow`; empty when the context has no tokens (empty or
+        whitespace only).
+
+    Raises:
+        ValueError: when the question has no tokens, or is so long that a window
+            could not hold it and at least one context token.
+    """
+    for name, value in (("question", question), ("context", context)):
+        if not isinstance(value, str):
+            raise ValueError(
+                f"`{name}` must be a string. Received: {name}={value!r} of type "
+                f"{type(value).__name__}"
+            )
+    max_length = _check_int("max_length", max_length, minimum=_SPECIAL_TOKENS_PER_WINDOW + 2)
+    doc_stride = _check_int("doc_stride", doc_stride, minimum=1)
+    if max_question_length is not None:
+        max_question_length = _check_int("max_question_length", max_question_length, minimum=1)
+
+    # No truncation here: windows cover the whole context.
+    question_encoding, context_encoding = tokenizer.encode_batch(
+        [question, context], max_length=sys.maxsize
+    )
+    question_ids = question_encoding.token_ids[1:-1]
+    question_ids = _fit_question(question, question_ids, max_length, max_question_length)
+    context_ids = context_encoding.token_ids[1:-1]
+    context_offsets = context_encoding.offsets[1:-1]
+    num_tokens = len(context_ids)
+    if num_tokens == 0:
+        return []
+
+    room = max_length - _SPECIAL_TOKENS_PER_WINDOW - len(question_ids)
+    stride = min(doc_stride, room)
+    num_windows = 1 + math.ceil(max(num_tokens - room, 0) / stride)
+    starts = np.arange(num_windows) * stride
+    ends = np.minimum(starts + room, num_tokens)
+    best_window = _max_context_windows(starts, ends, num_tokens)
+
+    prefix_ids = np.concatenate(
+        [[tokenizer.cls_token_id], question_ids, [tokenizer.sep_token_id]]
+    ).astype(np.int32)
+    prefix = len(prefix_ids)
+    windows = []
+    for index, (start, end) in enumerate(zip(starts.tolist(), ends.tolist())):
+        length = prefix + (end - start) + 1
+        context_slice = slice(prefix, prefix + end - start)
+        token_ids = np.concatenate(
+            [prefix_ids, context_ids[start:end], [tokenizer.sep_token_id]]
+        ).astype(np.int32)
+        segment_ids = np.zeros(length, dtype=np.int32)
+        segment_ids[prefix:] = 1
+        offsets = np.zeros((length, 2), dtype=np.int32)
+        offsets[context_slice] = context_offsets[start:end]
+        context_mask = np.zeros(length, dtype=bool)
+        context_mask[context_slice] = True
+        max_context = np.zeros(length, dtype=bool)
+        max_context[context_slice] = best_window[start:end] == index
+        windows.append(
+            QAWindow(
+                token_ids=token_ids,
+                segment_ids=segment_ids,
+                offsets=offsets,
+                context_mask=context_mask,
+                max_context=max_context,
+                window_index=index,
+                context_token_start=start,
+                context_token_end=end,
+                num_context_tokens=num_tokens,
+            )
+        )
+    return windows
+
+
+def char_span_to_token_span(window, start_char, end_char):
+    """The tokens of `window` that cover the characters `[start_char, end_char)`.
+
+    This is how a SQuAD answer (character offset and text) becomes training labels.
+
+    Args:
+        window: a `QAWindow`.
+        start_char: character offset of the span in the context.
+        end_char: offset after its last character (`start_char + len(text)`).
+
+    Returns:
+        `(start, end)`: indices into the window of the first and the last
+        (inclusive) token overlapping the span, or `(0, 0)` (the `[CLS]` token,
+        BERT's "no answer here" label) when the span is not entirely inside the
+        window. At a window edge, a span that reaches into the gap before the next
+        window's first token counts as outside (the neighbouring window holds it).
+
+    Examples:
+
+    >>> char_span_to_token_span(window, 27, 32)
+    (14, 15)
+    """
+    start_char = _check_int("start_char", start_char, minimum=0)
+    end_char = _check_int("end_char", end_char, minimum=0)
+    if end_char <= start_char:
+        raise ValueError(
+            "`end_char` must be greater than `start_char`. Received: "
+            f"start_char={start_char}, end_char={end_char}"
+        )
+    indices = np.flatnonzero(window.context_mask)
+    offsets = window.offsets[indices]
+    overlaps = np.flatnonzero((offsets[:, 1] > start_char) & (offsets[:, 0] < end_char))
+    if len(overlaps) == 0:
+        return 0, 0
+    first, last = int(overlaps[0]), int(overlaps[-1])
+    # Tokens outside the window may overlap the span too; then it is not inside.
+    if first == 0 and window.context_token_start > 0 and start_char < offsets[0, 0]:
+        return 0, 0
+    if (
+        last == len(indices) - 1
+        and window.context_token_end < window.num_context_tokens
+        and end_char > offsets[-1, 1]
+    ):
+        return 0, 0
+    return int(indices[first]), int(indices[last])
+
+
+def token_span_to_char_span(window, start, end):
+    """The characters of the context that tokens `start..end` (inclusive) came from.
+
+    Args:
+        window: a `QAWindow`.
+        start: index of the span's first token in the window.
+        end: index of its last token; `start <= end`, both context tokens.
+
+    Returns:
+        `(start_char, end_char)`, so that `context[start_char:end_char]` is the
+        span's text, exactly as the caller wrote it.
+
+    Examples:
+
+    >>> token_span_to_char_span(window, 14, 15)
+    (27, 32)
+    """
+    start = _check_int("start", start, minimum=0)
+    end = _check_int("end", end, minimum=0)
+    if not start <= end < len(window):
+        raise ValueError(
+            f"`start` and `end` must satisfy 0 <= start <= end < {len(window)} (the "
+            f"window's length). Received: start={start}, end={end}"
+        )
+    if not (window.context_mask[start] and window.context_mask[end]):
+        raise ValueError(
+            "`start` and `end` must both be context tokens of the window "
+            f"(indices {_context_range(window)}). Received: start={start}, end={end}"
+        )
+    return int(window.offsets[start, 0]), int(window.offsets[end, 1])
+
+
+def _fit_question(question, question_ids, max_length, max_question_length):
+    """Checks the question's length; truncates it to `max_question_length`."""
+    if len(question_ids) == 0:
+        raise ValueError(
+            f"`question` must contain at least one token. Received: question={question!r}"
+        )
+    room = max_length - _SPECIAL_TOKENS_PER_WINDOW - 1
+    if len(question_ids) > room and (max_question_length is None or max_question_length > room):
+        raise ValueError(
+            f"The question has {len(question_ids)} tokens, but max_length={max_length} "
+            f"leaves room for at most {room} question tokens besides [CLS], two [SEP] "
+            "and one context token. Shorten the question or raise `max_length`. "
+            f"Received: question={question!r}"
+        )
+    if max_question_length is not None and len(question_ids) > max_question_length:
+        logger.warning(
+            "The question has %d tokens; it is truncated to max_question_length=%d: %r",
+            len(question_ids),
+            max_question_length,
+            question,
+        )
+        question_ids = question_ids[:max_question_length]
+    return question_ids
+
+
+def _max_context_windows(starts, ends, num_tokens):
+    """For each context token, the window where it has the most context.
+
+    As BERT's `_check_is_max_context`: the score of a token in a window is the
+    smaller of its left and right context, plus 0.01 * the window length; the
+    first window wins ties.
+    """
+    positions = np.arange(num_tokens)[None, :]  # (1, T)
+    starts, ends = starts[:, None], ends[:, None]  # (W, 1)
+    scores = np.minimum(positions - starts, ends - 1 - positions) + 0.01 * (ends - starts)
+    inside = (positions >= starts) & (positions < ends)
+    return np.argmax(np.where(inside, scores, -np.inf), axis=0)  # (T,)
+
+
+def _context_range(window):
+    indices = np.flatnonzero(window.context_mask)
+    return f"{int(indices[0])}..{int(indices[-1])}"
+
+
+def _check_int(name, value, minimum):
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
+        raise ValueError(f"`{name}` must be an integer >= {minimum}. Received: {name}={value!r}")
+    return int(value)

@@ -1,0 +1,44 @@
+"""Inference on BERT task models, with results carrying character offsets.
+
+These functions are duck-typed: they take a model (anything with `predict_on_batch`
+and a `bert_config`) and its tokenizer, so this package does not import
+`kbert.models`; the task models expose them as methods (`BertMaskedLM.fill_mask`,
+`BertQuestionAnswerer.answer`, `BertClassifier.classify`, `BertTokenClassifier.tag`).
+
+Every batch is padded to a length bucket (`length_buckets`) and a power-of-two number
+of rows, so a compiled forward pass is reused across inputs of similar length.
+"""
+
+from kbert.inference.classification import classify
+from kbert.inference.fill_mask import fill_mask
+from kbert.inference.length_buckets import DEFAULT_LENGTH_BUCKETS
+from kbert.inference.length_buckets import bucket_length
+from kbert.inference.length_buckets import length_buckets
+from kbert.inference.length_buckets import pad_to_bucket
+from kbert.inference.question_answering import answer
+from kbert.inference.results import Answer
+from kbert.inference.results import AnswerResult
+from kbert.inference.results import Classification
+from kbert.inference.results import EntitySpan
+from kbert.inference.results import FillMaskResult
+from kbert.inference.results import MaskFill
+from kbert.inference.results import MaskPrediction
+from kbert.inference.token_tagging import tag
+
+__all__ = [
+    "Answer",
+    "AnswerResult",
+    "Classification",
+    "DEFAULT_LENGTH_BUCKETS",
+    "EntitySpan",
+    "FillMaskResult",
+    "MaskFill",
+    "MaskPrediction",
+    "answer",
+    "bucket_length",
+    "classify",
+    "fill_mask",
+    "length_buckets",
+    "pad_to_bucket",
+    "tag",
+]

@@ -1,0 +1,143 @@
+"""Padding batches to a few fixed shapes, so XLA compiles a handful of programs.
+
+A compiled forward pass (JAX's `jit`, TensorFlow's XLA) is specialised to the shapes
+of its inputs. Padded to its own longest row, every batch of a new length would cost
+a fresh compilation, which is seconds on a CPU, far longer than the forward pass.
+Rounding lengths up to a few buckets bounds the number of programs:
+`len(buckets)` sequence lengths times a few power-of-two batch sizes.
+"""
+
+import numpy as np
+
+# BERT's usual sequence lengths. 384 is the SQuAD window length of the BERT paper.
+DEFAULT_LENGTH_BUCKETS = (16, 32, 64, 128, 256, 384, 512)
+
+# Inputs padded along the sequence axis by `pad_to_bucket`, and their padding values.
+SEQUENCE_INPUTS = {"token_ids": 0, "segment_ids": 0, "padding_mask": 0}
+
+
+def length_buckets(max_length, buckets=DEFAULT_LENGTH_BUCKETS):
+    """The buckets a model with `max_length` positions can take.
+
+    Args:
+        max_length: the longest sequence the model accepts (its `max_positions`).
+        buckets: candidate lengths, in any order.
+
+    Returns:
+        A sorted tuple of the buckets below `max_length`, ending with `max_length`
+        itself, so that every length up to the model's limit has a bucket.
+
+    Examples:
+
+    >>> length_buckets(100)
+    (16, 32, 64, 100)
+    >>> length_buckets(512)
+    (16, 32, 64, 128, 256, 384, 512)
+    """
+    if isinstance(max_length, bool) or not isinstance(max_length, (int, np.integer)):
+        raise ValueError(
+            f"`max_length` must be a positive integer. Received: max_length={max_length!r}"
+        )
+    if max_length < 1:
+        raise ValueError(
+            f"`max_length` must be a positive integer. Received: max_length={max_length}"
+        )
+    kept = sorted({int(bucket) for bucket in buckets if 0 < bucket < max_length})
+    return tuple(kept) + (int(max_length),)
+
+
+def bucket_length(length, buckets):
+    """The smallest of `buckets` that holds `length`.
+
+    Args:
+        length: a sequence length.
+        buckets: a sorted tuple of lengths, as `length_buckets` returns.
+
+    Returns:
+        An int.
+
+    Examples:
+
+    >>> bucket_length(17, (16, 32, 64))
+    32
+    """
+    index = int(np.searchsorted(buckets, length))
+    if index == len(buckets):
+        raise ValueError(
+            f"A sequence of {length} tokens is longer than the largest bucket "
+            f"({buckets[-1]}). Truncate it first. Received: buckets={tuple(buckets)}"
+        )
+    return int(buckets[index])
+
+
+def power_of_two_bucket(count):
+    """The smallest power of two >= `count` (at least 1): a bucket for batch sizes.
+
+    Examples:
+
+    >>> power_of_two_bucket(5)
+    8
+    """
+    return 1 << max(int(count) - 1, 0).bit_length()
+
+
+def pad_to_bucket(batch, buckets, pad_values=None):
+    """Pads the sequence axis of a batch to the smallest bucket that holds it.
+
+    Args:
+        batch: dict of arrays of shape `(B, L, ...)`, with at least `token_ids`.
+            `token_ids`, `segment_ids` and `padding_mask` are padded (with 0, i.e.
+            `[PAD]` in BERT vocabularies, segment 0 and "padding"); any other key is
+            padded only if `pad_values` names it, and passed through otherwise
+            (`mask_positions`, say, whose second axis is not the sequence).
+        buckets: a sorted tuple of lengths, as `length_buckets` returns.
+        pad_values: optional dict `key -> value` for further keys to pad, or
+            other padding values (e.g. `{"labels": -100}` for token labels the
+            loss ignores).
+
+    Returns:
+        A new dict with the same keys; sequence arrays have length
+        `bucket_length(L, buckets)`.
+
+    Examples:
+
+    >>> batch = {"token_ids": np.ones((2, 20), "int32"),
+    ...          "padding_mask": np.ones((2, 20), bool)}
+    >>> pad_to_bucket(batch, (16, 32))["token_ids"].shape
+    (2, 32)
+    """
+    if "token_ids" not in batch:
+        raise ValueError(f"`batch` must have a `token_ids` entry. Received keys: {sorted(batch)}")
+    values = dict(SEQUENCE_INPUTS)
+    values.update(pad_values or {})
+    length = np.shape(batch["token_ids"])[1]
+    target = bucket_length(length, buckets)
+    padded = {}
+    for key, array in batch.items():
+        if key not in values or target == length:
+            padded[key] = array
+            continue
+        array = np.asarray(array)
+        if array.ndim < 2 or array.shape[1] != length:
+            raise ValueError(
+                f"`{key}` must have shape (batch_size, {length}, ...) like `token_ids`. "
+                f"Received: {key}.shape={array.shape}"
+            )
+        widths = [(0, 0)] * array.ndim
+        widths[1] = (0, target - length)
+        padded[key] = np.pad(array, widths, constant_values=values[key])
+    return padded
+
+
+def pad_rows(batch, num_rows):
+    """Pads the batch axis to `num_rows` by repeating row 0 (a valid input).
+
+    Repeating a real row rather than adding all-padding rows keeps every row's
+    attention well defined; the extra outputs are dropped by the caller.
+    """
+    rows = len(batch["token_ids"])
+    if rows == num_rows:
+        return batch
+    repeats = np.zeros(num_rows, dtype=np.int64)
+    repeats[:rows] = np.arange(rows)
+    return {key: np.asarray(array)[repeats] for key, array in batch.items()}

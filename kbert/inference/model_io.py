@@ -1,0 +1,164 @@
+"""What every inference call shares: the tokenizer, the length limit, batching, softmax.
+
+The model is duck-typed: anything with `predict_on_batch(dict)`, a `bert_config`
+(for `max_positions` and `vocabulary_size`) and optionally a `tokenizer` attribute.
+`predict_on_batch` is Keras's compiled single-batch forward pass: on JAX and
+TensorFlow it is traced and compiled once per input shape and reused afterwards,
+which is why every batch is first padded to a length bucket and a power-of-two
+number of rows.
+"""
+
+import logging
+
+import numpy as np
+
+from kbert.inference.length_buckets import bucket_length
+from kbert.inference.length_buckets import length_buckets
+from kbert.inference.length_buckets import pad_rows
+from kbert.inference.length_buckets import power_of_two_bucket
+
+logger = logging.getLogger("kbert.inference")
+
+DEFAULT_BATCH_SIZE = 32
+
+
+def resolve_tokenizer(model, tokenizer):
+    """`tokenizer`, else `model.tokenizer`; checked against the model's vocabulary."""
+    if tokenizer is None:
+        tokenizer = getattr(model, "tokenizer", None)
+    if tokenizer is None:
+        raise ValueError(
+            f"{type(model).__name__} has no tokenizer: load it with `from_preset` from a "
+            "preset that has a vocabulary, set `model.tokenizer`, or pass `tokenizer=`. "
+            "Received: tokenizer=None"
+        )
+    model_vocabulary = model.bert_config.vocabulary_size
+    if tokenizer.vocabulary_size > model_vocabulary:
+        raise ValueError(
+            f"The tokenizer has {tokenizer.vocabulary_size} tokens but the model only "
+            f"{model_vocabulary} token embeddings; they do not belong together. "
+            f"Received: tokenizer={tokenizer!r}"
+        )
+    return tokenizer
+
+
+def sequence_limit(model, tokenizer):
+    """The longest packed sequence both the model and the tokenizer accept."""
+    return min(int(model.bert_config.max_positions), int(tokenizer.max_length))
+
+
+def model_buckets(model):
+    """The length buckets of `model` (see `length_buckets`)."""
+    return length_buckets(int(model.bert_config.max_positions))
+
+
+def as_text_list(text_or_texts, name):
+    """Returns `(texts, single)`: a list of strings, and whether one string came in."""
+    if isinstance(text_or_texts, str):
+        return [text_or_texts], True
+    if isinstance(text_or_texts, bytes) or not hasattr(text_or_texts, "__iter__"):
+        raise ValueError(
+            f"`{name}` must be a string or a list of strings. Received: "
+            f"{name}={text_or_texts!r} of type {type(text_or_texts).__name__}"
+        )
+    texts = list(text_or_texts)
+    for index, text in enumerate(texts):
+        if not isinstance(text, str):
+            raise ValueError(
+                f"`{name}` must be a string or a list of strings. Received: "
+                f"{name}[{index}]={text!r} of type {type(text).__name__}"
+            )
+    return texts, False
+
+
+def check_positive_int(name, value):
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise ValueError(f"`{name}` must be a positive integer. Received: {name}={value!r}")
+    return int(value)
+
+
+def encode_texts(tokenizer, texts, pairs, max_length):
+    """`tokenizer.encode_batch`, logging a warning for each truncated text."""
+    encodings = tokenizer.encode_batch(texts, pairs, max_length=max_length)
+    for index, encoding in enumerate(encodings):
+        if encoding.truncated:
+            logger.warning(
+                "Text %d is longer than the model's limit of %d tokens and was truncated: %r",
+                index,
+                max_length,
+                _preview(texts[index]),
+            )
+    return encodings
+
+
+def batch_indices(lengths, batch_size):
+    """Row indices in batches of `batch_size`, longest rows first.
+
+    Rows of similar length share a batch, so each batch pads to a tight bucket.
+    """
+    order = np.argsort(-np.asarray(lengths, dtype=np.int64), kind="stable")
+    return [order[start : start + batch_size] for start in range(0, len(order), batch_size)]
+
+
+def pad_batch(tokenizer, encodings, buckets, longest=None):
+    """Pads encodings to a length bucket and a power-of-two number of rows.
+
+    Args:
+        tokenizer: pads the token ids with its `[PAD]`.
+        encodings: objects with `token_ids`, `segment_ids` and a length
+            (`Encoding`, `QAWindow`).
+        buckets: the model's length buckets.
+        longest: pad to the bucket of this length rather than of the longest
+            encoding (so that several batches share one shape).
+
+    Returns:
+        The model inputs `token_ids`, `segment_ids`, `padding_mask`; rows beyond
+        `len(encodings)` repeat row 0 and are to be ignored.
+    """
+    if longest is None:
+        longest = max(len(encoding) for encoding in encodings)
+    length = bucket_length(longest, buckets)
+    batch = tokenizer.pad(encodings, sequence_length=length)
+    return pad_rows(batch, power_of_two_bucket(len(encodings)))
+
+
+def predict_in_batches(model, tokenizer, encodings, batch_size, same_length=False):
+    """Runs the model over encodings, longest first, one padded batch at a time.
+
+    Args:
+        model: the model.
+        tokenizer: pads with its `[PAD]`.
+        encodings: a list of `Encoding` (or `QAWindow`).
+        batch_size: rows per forward pass.
+        same_length: pad every batch to the bucket of the longest encoding, so that
+            all outputs have the same sequence length.
+
+    Yields:
+        `(rows, outputs)`: the indices into `encodings` of a batch, and the model's
+        outputs, whose first `len(rows)` rows belong to them, in that order.
+    """
+    buckets = model_buckets(model)
+    lengths = [len(encoding) for encoding in encodings]
+    longest = max(lengths) if same_length else None
+    for rows in batch_indices(lengths, batch_size):
+        inputs = pad_batch(tokenizer, [encodings[row] for row in rows], buckets, longest)
+        yield rows, predict(model, inputs)
+
+
+def predict(model, inputs):
+    """One compiled forward pass on host arrays; outputs as NumPy arrays."""
+    return model.predict_on_batch(inputs)
+
+
+def softmax(logits, axis=-1):
+    """A numerically stable softmax in float32 (float64 for float64 input)."""
+    logits = np.asarray(logits)
+    if logits.dtype != np.float64:
+        logits = logits.astype(np.float32)
+    shifted = logits - np.max(logits, axis=axis, keepdims=True)
+    exponentials = np.exp(shifted)
+    return exponentials / np.sum(exponentials, axis=axis, keepdims=True)
+
+
+def _preview(text, limit=60):
+    return text if len(text) <= limit else text[: limit - 3] + "..."

@@ -1,0 +1,165 @@
+"""Typed inference results. Character offsets always point into the caller's string.
+
+`start` and `end` are `[start, end)` Python string indices: `text[start:end]` is the
+span, whatever lower-casing, accent stripping or whitespace normalisation the
+tokenizer applied internally.
+"""
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class MaskPrediction:
+    """One candidate token for one `[MASK]`.
+
+    Args:
+        token: the vocabulary entry (a continuation piece keeps its `##`).
+        token_id: its id.
+        probability: softmax probability over the whole vocabulary at this mask.
+        text: the caller's text with this `[MASK]` replaced by the token (without
+            `##`). Other masks stay as they are, except with `joint=True`, where
+            they hold their chosen tokens.
+    """
+
+    token: str
+    token_id: int
+    probability: float
+    text: str
+
+
+@dataclass(frozen=True)
+class MaskFill:
+    """The candidates for one `[MASK]` of a text.
+
+    Args:
+        position: index of the `[MASK]` token in the encoded input (`[CLS]` is 0).
+        start: character offset where `[MASK]` starts in the caller's text.
+        end: character offset where it ends: `text[start:end] == "[MASK]"`.
+        candidates: tuple of `MaskPrediction`, most probable first.
+    """
+
+    position: int
+    start: int
+    end: int
+    candidates: tuple
+
+
+@dataclass(frozen=True)
+class FillMaskResult:
+    """Everything `fill_mask` found for one text.
+
+    Args:
+        text: the caller's text.
+        masks: tuple of `MaskFill`, in text order.
+    """
+
+    text: str
+    masks: tuple
+
+    @property
+    def filled_text(self):
+        """The text with every `[MASK]` replaced by its most probable candidate."""
+        return substitute_spans(
+            self.text,
+            [(mask.start, mask.end) for mask in self.masks],
+            [display_token(mask.candidates[0].token) for mask in self.masks],
+        )
+
+
+@dataclass(frozen=True)
+class Answer:
+    """One answer span: `context[start:end] == text`, always.
+
+    Args:
+        text: the answer, an exact substring of the context.
+        start: character offset of the answer in the context.
+        end: character offset of its end (exclusive).
+        score: start logit + end logit, the ranking score of BERT's SQuAD code.
+        probability: softmax of `score` over every valid span of every window.
+        start_probability: softmax of the start logits over the window's tokens,
+            at the answer's first token.
+        end_probability: the same for the end logits at its last token.
+        window: index of the window (see `kbert.data.qa_windows`) it came from.
+    """
+
+    text: str
+    start: int
+    end: int
+    score: float
+    probability: float
+    start_probability: float
+    end_probability: float
+    window: int
+
+
+@dataclass(frozen=True)
+class AnswerResult:
+    """The answers to one question about one context.
+
+    Args:
+        question: the caller's question.
+        context: the caller's context.
+        answers: tuple of `Answer`, best first; empty when `is_impossible`.
+        no_answer_score: the "no answer" score of SQuAD 2.0 models, the smallest
+            `start_logit + end_logit` at `[CLS]` over the windows; None when the
+            context is empty (no window, no model call).
+        is_impossible: True when the context is empty, or when `null_threshold`
+            was given and `no_answer_score - best span score > null_threshold`.
+    """
+
+    question: str
+    context: str
+    answers: tuple
+    no_answer_score: object
+    is_impossible: bool
+
+
+@dataclass(frozen=True)
+class Classification:
+    """The label probabilities for one text (or text pair).
+
+    Args:
+        label: the most probable label.
+        probability: its probability.
+        probabilities: dict `label -> probability` for every label, in class order.
+    """
+
+    label: str
+    probability: float
+    probabilities: dict
+
+
+@dataclass(frozen=True)
+class EntitySpan:
+    """One entity found by `tag`: `text[start:end] == span.text`.
+
+    Args:
+        label: the entity type, without its `B-`/`I-`/`E-`/`S-` prefix ("PER").
+        start: character offset of the entity in the caller's text.
+        end: character offset of its end (exclusive).
+        text: the entity as it appears in the caller's text.
+        score: mean probability of the predicted labels of the entity's words.
+    """
+
+    label: str
+    start: int
+    end: int
+    text: str
+    score: float
+
+
+def display_token(token):
+    """A vocabulary token as it reads in text: `##ing` -> `ing`."""
+    return token[2:] if token.startswith("##") and len(token) > 2 else token
+
+
+def substitute_spans(text, spans, replacements):
+    """`text` with each `[start, end)` span (sorted, disjoint) replaced."""
+    pieces = []
+    cursor = 0
+    for (start, end), replacement in zip(spans, replacements):
+        pieces.append(text[cursor:start])
+        pieces.append(replacement)
+        cursor = end
+    pieces.append(text[cursor:])
+    return "".join(pieces)
