@@ -11,16 +11,19 @@ every linear weight is transposed. Hugging Face keeps query, key and value as th
 linears; kbert fuses them into one (H, 3H) kernel, concatenated in that order.
 
 Loading never runs code from the folder: safetensors are read as plain arrays and PyTorch
-pickles only with `torch.load(..., weights_only=True)`.
+pickles only with `torch.load(..., weights_only=True)` (see `kbert.checkpoints.safe_loading`);
+safetensors headers are validated before any tensor is read.
 """
 
 import json
 import logging
 import pathlib
-import pickle
 import re
 
 import numpy as np
+
+from kbert.checkpoints.safe_loading import check_safetensors_header
+from kbert.checkpoints.safe_loading import load_pytorch_state
 
 # kbert.models (and so Keras and the backend) is imported inside the functions that build
 # models, so that detecting a folder's format, and `kbert --help`, stay instant.
@@ -357,6 +360,9 @@ def _read_safetensors(path):
     from safetensors import SafetensorError
     from safetensors.numpy import load_file
 
+    # The header is validated first, so a hostile one cannot make the reader allocate
+    # more than the file holds.
+    check_safetensors_header(path)
     try:
         return load_file(path)
     except TypeError as error:
@@ -373,15 +379,9 @@ def _read_safetensors(path):
 
 def _read_pytorch(path):
     torch = _import_torch(f"{path} is a PyTorch file")
-    try:
-        # weights_only=True: the unpickler accepts tensors and plain containers only,
-        # so a malicious file cannot run code.
-        state = torch.load(path, map_location="cpu", weights_only=True)
-    except (pickle.UnpicklingError, RuntimeError, EOFError) as error:
-        raise ValueError(
-            f"{path} could not be read as plain tensors (torch.load with "
-            f"weights_only=True): {error}"
-        ) from None
+    # weights_only=True: the unpickler accepts tensors and plain containers only, so a
+    # malicious file is refused instead of running code.
+    state = load_pytorch_state(path, torch)
     if not isinstance(state, dict):
         raise ValueError(
             f"{path} must hold a dict of tensor name -> tensor. Received: {type(state).__name__}"

@@ -1,6 +1,18 @@
-"""Where preset names point: a folder path, or a preset that ships with kbert."""
+"""Where preset names point: a folder path, or a preset that ships with kbert.
 
+Resolving a folder also finishes any save to it that a crash interrupted (see
+`recover_interrupted_save`), so a preset is always found as it was before or after
+the last save, never half-written.
+"""
+
+import logging
+import os
 import pathlib
+import re
+import shutil
+import time
+
+logger = logging.getLogger("kbert.presets")
 
 ASSETS_DIR = pathlib.Path(__file__).resolve().parents[2] / "assets"
 
@@ -11,15 +23,35 @@ CONFIG_FILE = "config.json"
 WEIGHTS_FILE = "model.weights.h5"
 METADATA_FILE = "metadata.json"
 
+# Saves write `.NAME.tmp-PID-XXXX/` (the staging folder) beside the folder NAME, then
+# swap it in: NAME is renamed to `.NAME.old-PID-XXXX/NAME`, the staging folder to NAME,
+# and the retired copy deleted. PID is the saving process, so a leftover whose process
+# is gone is known to be abandoned and one whose process still runs is left alone.
+STAGING_INFIX = ".tmp-"
+RETIRED_INFIX = ".old-"
+# Inside a retired folder, the old copy is renamed to this before it is deleted: a
+# retired `NAME` is therefore always complete, and safe to restore.
+DISCARDED_NAME = "discarded"
+# How long a loader waits for a running save to finish its swap (microseconds in
+# practice) before reporting the folder as missing.
+_SWAP_WAIT_SECONDS = 2.0
+# Leftovers without a process id (written by kbert before ids were recorded) are
+# removed once they are this old.
+_UNOWNED_LEFTOVER_SECONDS = 3600
+_OWNER = re.compile(r"(\d+)(?:-|$)")
+
 
 def resolve_preset(preset):
     """The folder of `preset`, a folder path or the name of a built-in preset.
+
+    An interrupted save to the folder is recovered first (`recover_interrupted_save`).
 
     Raises:
         ValueError: when `preset` is neither an existing folder nor a known name.
     """
     if isinstance(preset, pathlib.Path) or isinstance(preset, str):
         path = pathlib.Path(preset).expanduser()
+        recover_interrupted_save(path)
         if path.is_dir():
             return path
         if isinstance(preset, str) and preset in BUILTIN_PRESETS:
@@ -35,3 +67,140 @@ def resolve_preset(preset):
         f"Unknown preset {str(preset)!r}: no such folder, and not a built-in preset "
         f"(known names: {known})."
     )
+
+
+def staging_prefix(folder):
+    """The name prefix of the staging folders of saves to `folder`, for this process."""
+    return f".{pathlib.Path(folder).name}{STAGING_INFIX}{os.getpid()}-"
+
+
+def retired_prefix(folder):
+    """The name prefix of the retired copies of `folder`, for this process."""
+    return f".{pathlib.Path(folder).name}{RETIRED_INFIX}{os.getpid()}-"
+
+
+def recover_interrupted_save(folder):
+    """Repairs what a save to `folder` killed mid-way left behind.
+
+    A save killed between moving the old folder aside and moving the new one in
+    leaves no `folder` but a complete retired copy: that copy is moved back. Staging
+    and retired folders of processes that no longer run are then deleted. Leftovers of
+    running processes (a save in progress) are not touched; when the folder is missing
+    only because such a save is in the middle of its swap, this waits for it briefly.
+
+    Best effort: a folder that cannot be listed or changed (read-only media) is left
+    as it is. Never raises for that reason.
+
+    Returns:
+        True when `folder` was missing and has been restored.
+    """
+    folder = pathlib.Path(folder)
+    if not folder.name:
+        return False
+    deadline = time.monotonic() + _SWAP_WAIT_SECONDS
+    while True:
+        try:
+            leftovers = _leftovers(folder)
+        except OSError:
+            return False
+        if not leftovers:
+            return False
+        restored = False
+        if not folder.exists():
+            restored = _restore_retired(folder, leftovers)
+            if not folder.exists() and any(
+                kind == RETIRED_INFIX and running for _, kind, running in leftovers
+            ):
+                if time.monotonic() < deadline:
+                    time.sleep(0.01)
+                    continue
+        for path, _, running in leftovers:
+            if not running and path.exists():
+                shutil.rmtree(path, ignore_errors=True)
+        return restored
+
+
+def _leftovers(folder):
+    """`(path, kind, owner_is_running)` for every staging and retired sibling of `folder`."""
+    prefixes = {f".{folder.name}{kind}": kind for kind in (STAGING_INFIX, RETIRED_INFIX)}
+    found = []
+    with os.scandir(folder.parent) as entries:
+        for entry in entries:
+            for prefix, kind in prefixes.items():
+                if entry.name.startswith(prefix) and entry.is_dir(follow_symlinks=False):
+                    path = pathlib.Path(entry.path)
+                    owner = _owner_running(path, entry.name[len(prefix) :])
+                    found.append((path, kind, owner))
+    return found
+
+
+def _owner_running(path, suffix):
+    match = _OWNER.match(suffix)
+    if match is None:
+        try:
+            age = time.time() - path.stat().st_mtime
+        except OSError:
+            return False
+        return age < _UNOWNED_LEFTOVER_SECONDS
+    return process_is_running(int(match.group(1)))
+
+
+def _restore_retired(folder, leftovers):
+    # A retired copy holds `folder.name` only while it is complete: saves rename it to
+    # DISCARDED_NAME before deleting it. The newest abandoned one was the live folder.
+    candidates = [
+        path / folder.name
+        for path, kind, running in leftovers
+        if kind == RETIRED_INFIX and not running and (path / folder.name).is_dir()
+    ]
+    if not candidates:
+        return False
+    newest = max(candidates, key=lambda path: path.stat().st_mtime)
+    try:
+        os.rename(newest, folder)
+    except OSError as error:
+        logger.warning("Could not restore %s from %s: %s", folder, newest, error)
+        return False
+    logger.warning(
+        "%s: a save was interrupted after moving the previous version aside; "
+        "restored the previous version from %s.",
+        folder,
+        newest.parent.name,
+    )
+    return True
+
+
+def process_is_running(pid):
+    """Whether the process `pid` exists on this machine (an exited, reaped one does not)."""
+    if pid == os.getpid():
+        return True
+    if os.name == "nt":
+        return _windows_process_is_running(pid)
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # Exists, owned by another user.
+    except OSError:
+        return False
+    return True
+
+
+def _windows_process_is_running(pid):
+    # os.kill(pid, 0) would terminate the process on Windows; ask the kernel instead.
+    import ctypes
+
+    process_query_limited_information = 0x1000
+    still_active = 259
+    kernel32 = ctypes.windll.kernel32
+    handle = kernel32.OpenProcess(process_query_limited_information, False, pid)
+    if not handle:
+        return False
+    try:
+        exit_code = ctypes.c_ulong()
+        if not kernel32.GetExitCodeProcess(handle, ctypes.byref(exit_code)):
+            return True
+        return exit_code.value == still_active
+    finally:
+        kernel32.CloseHandle(handle)

@@ -1,15 +1,32 @@
-"""Writes models as preset folders, atomically."""
+"""Writes models as preset folders, atomically.
 
+Every folder kbert writes (presets, and the exports in `kbert.checkpoints`) goes
+through `staged_folder`: the files are written into a staging folder beside the
+destination, flushed to disk, and then swapped in with two renames. A crash at any
+point leaves the previous version or the new one; the next save or load of the folder
+restores the previous version if the crash fell between the two renames, and removes
+the leftovers (`kbert.presets.preset_registry.recover_interrupted_save`).
+"""
+
+import contextlib
 import datetime
 import json
 import os
 import pathlib
+import secrets
 import shutil
-import tempfile
 
 import keras
 
-from kbert.presets.preset_registry import CONFIG_FILE, METADATA_FILE, WEIGHTS_FILE
+from kbert.presets.preset_registry import (
+    CONFIG_FILE,
+    DISCARDED_NAME,
+    METADATA_FILE,
+    WEIGHTS_FILE,
+    recover_interrupted_save,
+    retired_prefix,
+    staging_prefix,
+)
 from kbert.presets.weights_file import write_weights
 
 PRESET_FORMAT_VERSION = 1
@@ -44,22 +61,105 @@ def _write_json(path, value):
 
 
 def _fsync_tree(folder):
-    for path in pathlib.Path(folder).iterdir():
-        with open(path, "rb") as handle:
-            os.fsync(handle.fileno())
+    for path in pathlib.Path(folder).rglob("*"):
+        if path.is_file():
+            with open(path, "rb") as handle:
+                os.fsync(handle.fileno())
+    for path in [*pathlib.Path(folder).rglob("*"), pathlib.Path(folder)]:
+        if path.is_dir():
+            _fsync_directory(path)
+
+
+def _fsync_directory(folder):
+    # Makes renames inside `folder` durable. Windows cannot open a folder this way, and
+    # its renames are already journaled.
+    if os.name == "nt":
+        return
+    descriptor = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)
+
+
+def _make_sibling(folder, prefix):
+    # os.mkdir rather than tempfile.mkdtemp: the folder becomes the user's preset, so it
+    # gets the umask's permissions, not mkdtemp's owner-only ones.
+    while True:
+        path = folder.parent / f"{prefix}{secrets.token_hex(4)}"
+        try:
+            os.mkdir(path)
+        except FileExistsError:
+            continue
+        return path
+
+
+def replace_folder(staging, folder):
+    """Moves the complete folder `staging` to `folder`, replacing what is there.
+
+    `folder`'s previous version is renamed into a retired sibling first and deleted
+    only after the new version is in place, so between the two renames a complete copy
+    always exists under a name `recover_interrupted_save` knows.
+    """
+    staging, folder = pathlib.Path(staging), pathlib.Path(folder)
+    if not folder.exists():
+        os.rename(staging, folder)
+        _fsync_directory(folder.parent)
+        return
+    retired = _make_sibling(folder, retired_prefix(folder))
+    os.rename(folder, retired / folder.name)
+    try:
+        os.rename(staging, folder)
+    except BaseException:
+        os.rename(retired / folder.name, folder)
+        shutil.rmtree(retired, ignore_errors=True)
+        raise
+    _fsync_directory(folder.parent)
+    # Renamed before deleting: a half-deleted copy must never look restorable.
+    os.rename(retired / folder.name, retired / DISCARDED_NAME)
+    shutil.rmtree(retired, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def staged_folder(folder):
+    """Yields an empty staging folder that replaces `folder` when the block succeeds.
+
+    The caller writes every file into the yielded folder. On success the files are
+    flushed and the folder swapped in with `replace_folder`; on any exception the
+    staging folder is deleted and `folder` is untouched. The caller decides beforehand
+    whether `folder` may be replaced.
+
+    Example:
+
+    >>> with staged_folder("exports/bert") as staging:
+    ...     (staging / "config.json").write_text("{}")
+    """
+    folder = pathlib.Path(folder).expanduser().resolve()
+    recover_interrupted_save(folder)
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    staging = _make_sibling(folder, staging_prefix(folder))
+    try:
+        yield staging
+        _fsync_tree(staging)
+        replace_folder(staging, folder)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
 
 
 def save_preset(model, folder, tokenizer=None, metadata=None):
     """Writes `model` (a `BertBackbone` or a task model) as a preset at `folder`.
 
     Everything is written into a temporary sibling folder, flushed, then renamed into
-    place, so an interrupted save never leaves a half-written preset at `folder`. An
-    existing preset at `folder` is replaced; an existing folder that is not a preset
-    (no `config.json`) and is not empty is refused, so user files are never deleted.
+    place (`staged_folder`), so an interrupted save never leaves a half-written preset
+    at `folder`, even when the process is killed. An existing preset at `folder` is
+    replaced; an existing folder that is not a preset (no `config.json`) and is not
+    empty is refused, so user files are never deleted.
     """
     import kbert
 
     folder = pathlib.Path(folder).expanduser().resolve()
+    recover_interrupted_save(folder)
     if folder.exists():
         if not folder.is_dir():
             raise ValueError(f"Cannot write a preset over a file: {str(folder)!r}")
@@ -89,24 +189,10 @@ def save_preset(model, folder, tokenizer=None, metadata=None):
     }
     full_metadata.update(metadata or {})
 
-    staging = pathlib.Path(tempfile.mkdtemp(prefix=f".{folder.name}.tmp-", dir=folder.parent))
-    try:
+    with staged_folder(folder) as staging:
         _write_json(staging / CONFIG_FILE, config)
         write_weights(staging / WEIGHTS_FILE, weights)
         if tokenizer is not None:
             tokenizer.save_to_preset(staging)
         _write_json(staging / METADATA_FILE, full_metadata)
-        _fsync_tree(staging)
-        if folder.exists():
-            retired = pathlib.Path(
-                tempfile.mkdtemp(prefix=f".{folder.name}.old-", dir=folder.parent)
-            )
-            os.rename(folder, retired / folder.name)
-            os.rename(staging, folder)
-            shutil.rmtree(retired)
-        else:
-            os.rename(staging, folder)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
     return folder

@@ -2,8 +2,13 @@
 
 The reader opens only plain data: it walks the file link by link and refuses external
 links, soft links, external storage, virtual datasets, compression filters, non-numeric
-dtypes and datasets larger than the file itself, before reading a single value.
+dtypes and datasets larger than the file itself (one by one and all together), before
+reading a single value. `check_weights_file` runs the same checks on any HDF5 weights
+file, such as the Keras `.weights.h5` files of keras-hub presets, before another
+library reads it.
 """
+
+import os
 
 import h5py
 import numpy as np
@@ -55,16 +60,47 @@ def _walk(path, group, prefix, file_size, found):
         found[name] = item
 
 
-def read_weights(path):
-    """Reads a weights file into `{"group/variable/path": np.ndarray}`, checking it first."""
-    import os
-
+def _checked_datasets(path, handle):
     file_size = os.path.getsize(path)
+    datasets = {}
+    _walk(path, handle, "", file_size, datasets)
+    total = sum(
+        int(np.prod(dataset.shape, dtype=np.int64)) * dataset.dtype.itemsize
+        for dataset in datasets.values()
+    )
+    if total > file_size:
+        raise ValueError(
+            f"Refusing to read weights file {str(path)!r}: its datasets declare {total} "
+            f"bytes in all, more than the file's {file_size} bytes."
+        )
+    return datasets
+
+
+def _open(path):
     try:
-        handle = h5py.File(path, "r")
+        return h5py.File(path, "r")
     except OSError as error:
         raise ValueError(f"Cannot open weights file {str(path)!r}: {error}") from error
-    with handle:
-        datasets = {}
-        _walk(path, handle, "", file_size, datasets)
+
+
+def check_weights_file(path):
+    """Checks an HDF5 weights file without reading any data from it.
+
+    Returns:
+        `{"group/dataset/path": (shape, dtype)}` for every dataset.
+
+    Raises:
+        ValueError: naming the offending entry, for anything `read_weights` refuses.
+    """
+    with _open(path) as handle:
+        return {
+            name: (tuple(dataset.shape), dataset.dtype)
+            for name, dataset in _checked_datasets(path, handle).items()
+        }
+
+
+def read_weights(path):
+    """Reads a weights file into `{"group/variable/path": np.ndarray}`, checking it first."""
+    with _open(path) as handle:
+        datasets = _checked_datasets(path, handle)
         return {name: dataset[()] for name, dataset in datasets.items()}

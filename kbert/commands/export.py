@@ -1,0 +1,43 @@
+"""`kbert export SRC DST --format huggingface|keras-hub`: a kbert model in another format."""
+
+from kbert.commands import EXIT_OK
+
+FORMATS = ("huggingface", "keras-hub")
+
+
+def add_parser(subparsers):
+    parser = subparsers.add_parser(
+        "export",
+        help="export a kbert preset as a Hugging Face folder or a keras-hub preset",
+        description=(
+            "Write the model SRC (a kbert preset folder, any checkpoint `kbert convert` "
+            "reads, or a published checkpoint name) to the folder DST: as a Hugging Face "
+            "transformers folder (config.json, model.safetensors, vocab.txt) that "
+            "BertFor*.from_pretrained loads, or as a keras-hub preset that "
+            "keras_hub.models.BertBackbone.from_preset loads."
+        ),
+    )
+    parser.add_argument("src", metavar="SRC", help="kbert preset folder (or checkpoint) to read")
+    parser.add_argument("dst", metavar="DST", help="folder to write")
+    parser.add_argument(
+        "--format",
+        choices=FORMATS,
+        required=True,
+        help="huggingface: transformers BertFor* folder; keras-hub: keras-hub preset",
+    )
+    parser.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="replace DST if it already holds a folder of that format",
+    )
+    parser.set_defaults(run=run)
+
+
+def run(args):
+    if args.format == "huggingface":
+        from kbert.checkpoints.huggingface_export import export_huggingface as export
+    else:
+        from kbert.checkpoints.keras_hub_export import export_keras_hub as export
+
+    print(export(args.src, args.dst, overwrite=args.overwrite))
+    return EXIT_OK
