@@ -219,6 +219,12 @@ def test_casing_comes_from_the_folder_name_unless_given(tmp_path, pretraining_ch
     convert(cased, tmp_path / "preset", lowercase=True)
     settings = json.loads((tmp_path / "preset" / "tokenizer_config.json").read_text())
     assert settings["lowercase"] is True
+    # ... and so does the command line's.
+    from kbert.cli import main
+
+    assert main(["convert", str(neutral), str(tmp_path / "cli-preset"), "--cased"]) == 0
+    settings = json.loads((tmp_path / "cli-preset" / "tokenizer_config.json").read_text())
+    assert settings["lowercase"] is False
 
 
 def test_a_missing_or_misshaped_variable_is_named(tmp_path, pretraining_checkpoint):

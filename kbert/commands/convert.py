@@ -21,11 +21,26 @@ def add_parser(subparsers):
         action="store_true",
         help="replace DST if it already holds a kbert preset",
     )
-    parser.set_defaults(run=run)
+    casing = parser.add_mutually_exclusive_group()
+    casing.add_argument(
+        "--lowercase",
+        dest="lowercase",
+        action="store_const",
+        const=True,
+        help="the checkpoint is uncased (default: read from its files or folder name)",
+    )
+    casing.add_argument(
+        "--cased",
+        dest="lowercase",
+        action="store_const",
+        const=False,
+        help="the checkpoint is cased",
+    )
+    parser.set_defaults(run=run, lowercase=None)
 
 
 def run(args):
     from kbert.checkpoints.convert import convert
 
-    print(convert(args.src, args.dst, overwrite=args.overwrite))
+    print(convert(args.src, args.dst, overwrite=args.overwrite, lowercase=args.lowercase))
     return EXIT_OK
