@@ -156,3 +156,21 @@ def test_weights_file_refuses_oversized_and_virtual_datasets(tmp_path):
         handle.create_virtual_dataset("v", layout)
     with pytest.raises(ValueError, match="virtual dataset"):
         read_weights(virtual)
+
+
+def test_masked_lm_head_settings_survive_presets_and_task_changes(tmp_path):
+    pretrainer = BertPretrainer(
+        BertBackbone(**TINY), head_activation="relu", head_layer_norm_epsilon=1e-5
+    )
+    pretrainer.save_to_preset(tmp_path / "p")
+    masked_lm = BertMaskedLM.from_preset(tmp_path / "p")
+    assert (masked_lm.head_activation, masked_lm.head_layer_norm_epsilon) == ("relu", 1e-5)
+    inputs = make_inputs(num_masks=2)
+    np.testing.assert_allclose(
+        masked_lm.predict(inputs, verbose=0),
+        pretrainer.predict(inputs, verbose=0)["mlm_logits"],
+        atol=1e-6,
+    )
+    # Defaults follow the backbone, as in BERT.
+    plain = BertMaskedLM(BertBackbone(**TINY))
+    assert (plain.head_activation, plain.head_layer_norm_epsilon) == ("gelu", 1e-12)

@@ -13,7 +13,8 @@ What keras-hub's BERT cannot express:
   A kbert model with `activation="gelu_approximate"` exports exactly; one with the exact
   "gelu" (every Hugging Face and Google BERT) exports with a warning, its outputs then
   differing by the approximation (typically 1e-4 to 1e-3). Other activations are refused.
-- its masked-LM head uses exact GELU and epsilon 1e-5 whatever the encoder does.
+- its masked-LM head uses exact GELU and epsilon 1e-5 whatever the encoder does (kbert's
+  head settings are its own, so a head imported from keras-hub exports exactly).
 - it has no next-sentence, token-classification or question-answering head: those heads
   are left out (with a warning) and the backbone exported.
 """
@@ -111,6 +112,14 @@ def keras_hub_model(model, tokenizer=None):
     if isinstance(model, (models.BertMaskedLM, models.BertPretrainer)):
         if isinstance(model, models.BertPretrainer):
             logger.warning("keras-hub has no next-sentence head; it is left out of the export.")
+        head_settings = (model.head_activation, model.head_layer_norm_epsilon)
+        if head_settings != ("gelu", keras_hub_import.KERAS_HUB_HEAD_LAYER_NORM_EPSILON):
+            logger.warning(
+                "keras-hub's masked-LM head uses exact GELU and LayerNorm epsilon %g; this "
+                "model's head uses %s and %g, so the exported masked-LM logits differ slightly.",
+                keras_hub_import.KERAS_HUB_HEAD_LAYER_NORM_EPSILON,
+                *head_settings,
+            )
         preprocessor = (
             keras_hub.models.BertMaskedLMPreprocessor(
                 hub_tokenizer, sequence_length=sequence_length

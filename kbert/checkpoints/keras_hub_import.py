@@ -19,8 +19,8 @@ Layout differences: keras-hub computes query, key and value with `EinsumDense` k
 fuses q/k/v into one (H, 3H) Dense and keeps the output as (H, H). The reshapes are
 exact. keras-hub's encoder uses the tanh approximation of GELU, so the kbert model gets
 `activation="gelu_approximate"`. Its masked-LM head, however, uses the exact GELU and a
-LayerNorm epsilon of 1e-5, where kbert's head shares the encoder's activation and
-epsilon: masked-LM logits of an imported head differ slightly (a warning says so).
+LayerNorm epsilon of 1e-5: the kbert `BertMaskedLM` gets those as its own
+`head_activation` and `head_layer_norm_epsilon`, so the head converts exactly too.
 
 keras-hub is imported only when a preset is loaded (it takes seconds and pulls in
 TensorFlow Text).
@@ -210,7 +210,11 @@ def load_keras_hub(folder):
     if task is None:
         model = backbone
     elif task["class_name"] == "BertMaskedLM":
-        model = models.BertMaskedLM(backbone)
+        model = models.BertMaskedLM(
+            backbone,
+            head_activation="gelu",
+            head_layer_norm_epsilon=KERAS_HUB_HEAD_LAYER_NORM_EPSILON,
+        )
     else:
         model = models.BertClassifier(
             backbone, num_classes=task["arguments"]["num_classes"], dropout=task["dropout"]
@@ -220,16 +224,6 @@ def load_keras_hub(folder):
         link.check()
     for link in links:
         link.to_kbert()
-    if task is not None and task["class_name"] == "BertMaskedLM":
-        logger.warning(
-            "%s: keras-hub's masked-LM head uses exact GELU and LayerNorm epsilon %g, "
-            "kbert's head the encoder's %s and %g; masked-LM logits differ slightly "
-            "(the encoder's outputs match exactly).",
-            folder,
-            KERAS_HUB_HEAD_LAYER_NORM_EPSILON,
-            config.activation,
-            config.layer_norm_epsilon,
-        )
 
     tokenizer = load_keras_hub_tokenizer(folder, config)
     if model is not backbone:

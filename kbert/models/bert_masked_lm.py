@@ -14,18 +14,25 @@ class BertMaskedLM(BertTask):
 
     Args:
         backbone: a `BertBackbone`.
+        head_activation: activation of the head's transform; defaults to the backbone's
+            (as in BERT). keras-hub's head uses exact "gelu" over a tanh-GELU encoder.
+        head_layer_norm_epsilon: epsilon of the head's LayerNorm; defaults to the
+            backbone's (keras-hub's head uses 1e-5).
     """
 
     extra_inputs = ("mask_positions",)
     head_layer_names = ("masked_lm_head",)
 
-    def __init__(self, backbone, **kwargs):
+    def __init__(self, backbone, head_activation=None, head_layer_norm_epsilon=None, **kwargs):
         config = backbone.bert_config
+        head_activation = config.activation if head_activation is None else head_activation
+        if head_layer_norm_epsilon is None:
+            head_layer_norm_epsilon = config.layer_norm_epsilon
         # === Layers ===
         masked_lm_head = MaskedLMHead(
             backbone.token_embedding,
-            activation=config.activation,
-            layer_norm_epsilon=config.layer_norm_epsilon,
+            activation=head_activation,
+            layer_norm_epsilon=head_layer_norm_epsilon,
             initializer_range=config.initializer_range,
             dtype=backbone.dtype_policy,
             name="masked_lm_head",
@@ -36,6 +43,15 @@ class BertMaskedLM(BertTask):
         encoded = backbone(backbone_inputs)
         outputs = masked_lm_head(encoded["sequence_output"], inputs["mask_positions"])
         self._finish_init(backbone, inputs, outputs, **kwargs)
+        # === Config ===
+        self.head_activation = head_activation
+        self.head_layer_norm_epsilon = head_layer_norm_epsilon
+
+    def task_config(self):
+        return {
+            "head_activation": self.head_activation,
+            "head_layer_norm_epsilon": self.head_layer_norm_epsilon,
+        }
 
     def fill_mask(
         self, text_or_texts, top_k=5, targets=None, joint=False, tokenizer=None, batch_size=32

@@ -1,5 +1,6 @@
 """Builds models from preset folders."""
 
+import inspect
 import json
 import logging
 import pathlib
@@ -10,6 +11,8 @@ from kbert.presets.preset_registry import CONFIG_FILE, WEIGHTS_FILE, resolve_pre
 from kbert.presets.weights_file import read_weights
 
 logger = logging.getLogger("kbert.presets")
+
+SHARED_HEAD_ARGUMENTS = ("head_activation", "head_layer_norm_epsilon")
 
 
 def read_preset_config(folder):
@@ -79,7 +82,17 @@ def load_task(task_class, preset, **kwargs):
     """A `task_class` model whose backbone (and, where present, head) come from `preset`."""
     folder = resolve_preset(preset)
     config, backbone, head_weights = _load(folder)
-    task_arguments = dict(config["task"]) if config["class_name"] == task_class.__name__ else {}
+    if config["class_name"] == task_class.__name__:
+        task_arguments = dict(config["task"])
+    else:
+        # Heads shared across task classes (the masked-LM head of a pretrainer serves a
+        # BertMaskedLM) keep their settings.
+        accepted = inspect.signature(task_class.__init__).parameters
+        task_arguments = {
+            key: value
+            for key, value in config["task"].items()
+            if key in SHARED_HEAD_ARGUMENTS and key in accepted
+        }
     task_arguments.update(kwargs)
     model = task_class(backbone, **task_arguments)
 
