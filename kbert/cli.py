@@ -25,7 +25,20 @@ from kbert.commands import EXIT_ERROR
 
 # Subcommands in `kbert --help` order: modules of `kbert.commands`, each with
 # `add_parser(subparsers)` that declares its arguments and sets `run=<function>(args)`.
-_COMMAND_MODULES = ("convert", "export", "fill_mask", "qa", "classify", "tag", "vocab", "create_pretraining_data")
+_COMMAND_MODULES = (
+    "fill_mask",
+    "qa",
+    "classify",
+    "tag",
+    "finetune",
+    "evaluate",
+    "vocab",
+    "create_pretraining_data",
+    "pretrain",
+    "evaluate_pretraining",
+    "convert",
+    "export",
+)
 
 
 # --- Entry point ---------------------------------------------------------------------------

@@ -4,7 +4,8 @@
 from text; `TokenizedCorpus` caches their ids on disk; `InstanceBuilder` makes BERT's
 sentence-pair instances with masks (`masking.mask_tokens`); `ShardWriter` and
 `ShardReader` store and read them; `DynamicMasking` masks afresh inside the train
-step. `create_pretraining_data` runs the whole pipeline.
+step. `create_pretraining_data` runs the whole pipeline. `PretrainingLoop` trains a
+`BertPretrainer` on the shards (`ShardDataset`, `PretrainingObjective`).
 
 Names load lazily: only `DynamicMasking` needs Keras.
 """
@@ -21,6 +22,11 @@ _PUBLIC_NAMES = {
     "VocabularyTrainer": "kbert.pretraining.vocabulary_trainer",
     "create_pretraining_data": "kbert.pretraining.pretraining_data",
     "mask_tokens": "kbert.pretraining.masking",
+    "PretrainingConfig": "kbert.pretraining.pretraining_config",
+    "PretrainingLoop": "kbert.pretraining.pretraining_loop",
+    "PretrainingObjective": "kbert.pretraining.pretraining_objective",
+    "PretrainingResult": "kbert.pretraining.pretraining_result",
+    "ShardDataset": "kbert.pretraining.shard_dataset",
     "split_into_sentences": "kbert.pretraining.document_reader",
 }
 

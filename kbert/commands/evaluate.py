@@ -1,0 +1,61 @@
+"""`kbert evaluate`: score a fine-tuned preset on labelled data with the task's metrics."""
+
+import json
+
+from kbert.commands import EXIT_OK
+from kbert.commands.finetune import add_task_arguments
+from kbert.commands.finetune import task_from_arguments
+
+
+def add_parser(subparsers):
+    parser = subparsers.add_parser(
+        "evaluate",
+        help="score a fine-tuned model on labelled data",
+        description=(
+            "Score the preset --model on the labelled --data file: accuracy, macro F1 and "
+            "Matthews correlation for (pair-)classification, entity precision, recall and "
+            "F1 for token-classification, SQuAD exact match and F1 (percent) for qa."
+        ),
+        epilog="example: kbert evaluate --task classification --model runs/sentiment/model "
+        "--data test.csv",
+    )
+    add_task_arguments(parser)
+    parser.add_argument("--model", required=True, metavar="PRESET", help="the model to score")
+    parser.add_argument("--data", required=True, metavar="FILE", help="labelled data")
+    parser.add_argument(
+        "--batch-size",
+        type=int,
+        default=32,
+        metavar="N",
+        help="inputs per forward pass (default: 32)",
+    )
+    parser.add_argument("--json", action="store_true", help="print the scores as JSON")
+    parser.set_defaults(run=run)
+
+
+def run(args):
+    from kbert.commands.inference_inputs import load_model
+
+    task = task_from_arguments(args)
+    examples = task.read(args.data)
+    model = load_model(task.model_class, args.model)
+    scores = task.evaluate(model, examples, max_length=args.max_length, batch_size=args.batch_size)
+    if args.json:
+        print(
+            json.dumps(
+                {
+                    "task": task.name,
+                    "model": args.model,
+                    "data": args.data,
+                    "examples": len(examples),
+                    "metrics": scores,
+                },
+                ensure_ascii=False,
+            )
+        )
+    else:
+        width = max(len(name) for name in scores)
+        print(f"{task.name} on {args.data} ({len(examples)} examples)")
+        for name, value in scores.items():
+            print(f"  {name:<{width}}  {value:.4f}")
+    return EXIT_OK

@@ -1,0 +1,220 @@
+"""`kbert pretrain`: masked-LM and next-sentence pretraining on shards."""
+
+import signal
+import sys
+
+from kbert.commands import EXIT_ERROR, EXIT_OK
+
+# Shared with the sibling commands rather than copied: create-pretraining-data's
+# numeric options and finetune's Ctrl-C handling (first stops cleanly, second aborts).
+from kbert.commands.create_pretraining_data import _add_number
+from kbert.commands.finetune import _cancel_on_interrupt
+
+SIZES = ("tiny", "mini", "small", "medium", "base", "large")
+
+
+def add_parser(subparsers):
+    parser = subparsers.add_parser(
+        "pretrain",
+        help="pretrain a BERT model (masked LM + next sentence) on pretraining shards",
+        description=(
+            "Train BertPretrainer on shards written by `kbert create-pretraining-data`, "
+            "with masked-LM and next-sentence losses, and save the model with its "
+            "tokenizer as a preset in --output/model. Start a new model of --size with "
+            "the vocabulary --vocab, or continue pretraining a preset (--init-from, "
+            "domain adaptation). A training checkpoint in --output allows --resume; "
+            "Ctrl-C stops after the current batch and writes one."
+        ),
+        epilog=(
+            "example: kbert pretrain --data shards --eval-data heldout --output runs/tiny "
+            "--size tiny --vocab my_vocab --steps 10000 --batch-size 64"
+        ),
+    )
+    parser.add_argument(
+        "--data", required=True, metavar="SHARD_DIR", help="training shards"
+    )
+    parser.add_argument(
+        "--eval-data", metavar="DIR", help="held-out shards scored at the end"
+    )
+    parser.add_argument(
+        "--output", required=True, metavar="DIR", help="folder of the run"
+    )
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("--size", choices=SIZES, help="a new model of this BERT size")
+    source.add_argument(
+        "--init-from", metavar="PRESET", help="continue pretraining a preset"
+    )
+    parser.add_argument(
+        "--vocab",
+        metavar="DIR",
+        help="with --size: the vocabulary folder (`kbert vocab`), a preset, or a "
+        "vocab.txt (lower-cased)",
+    )
+    _add_number(
+        parser, "--batch-size", int, 32, "instances per batch, all devices together"
+    )
+    _add_number(parser, "--steps", int, 1000, "optimiser updates")
+    _add_number(parser, "--learning-rate", float, 1e-4, "peak learning rate")
+    _add_number(parser, "--warmup-steps", int, 100, "updates of linear warm-up")
+    parser.add_argument(
+        "--optimizer",
+        choices=("adamw", "lamb"),
+        default="adamw",
+        help="(default: adamw)",
+    )
+    _add_number(parser, "--weight-decay", float, 0.01, "decoupled weight decay")
+    _add_number(
+        parser, "--gradient-accumulation", int, 1, "batches per optimiser update"
+    )
+    parser.add_argument(
+        "--precision",
+        choices=("float32", "mixed_float16", "mixed_bfloat16"),
+        default="float32",
+        help="(default: float32)",
+    )
+    _add_number(
+        parser, "--checkpoint-every", int, 1000, "batches between training checkpoints"
+    )
+    parser.add_argument(
+        "--resume", action="store_true", help="continue the run in --output"
+    )
+    parser.add_argument(
+        "--dynamic-masking",
+        action="store_true",
+        help="mask afresh inside every training step (needed for unmasked shards)",
+    )
+    _add_number(
+        parser, "--max-predictions-per-seq", int, 20, "with --dynamic-masking: P"
+    )
+    parser.add_argument(
+        "--data-parallel", action="store_true", help="replicate over every local device"
+    )
+    _add_number(parser, "--seed", int, 12345, "random seed")
+    parser.add_argument(
+        "--json", action="store_true", help="print the report as one JSON line"
+    )
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.set_defaults(run=run)
+
+
+def run(args):
+    import pathlib
+
+    from tqdm import tqdm
+
+    from kbert.commands.inference_inputs import print_json
+    from kbert.models.bert_config import BertConfig
+    from kbert.pretraining.distribution import initialize_multi_host
+    from kbert.pretraining.pretraining_config import PretrainingConfig
+    from kbert.pretraining.pretraining_loop import PretrainingLoop
+    from kbert.tasks.cancellation_token import CancellationToken
+    from kbert.tokenizer import BertTokenizer
+
+    if args.size is not None and args.vocab is None:
+        raise ValueError("--size needs --vocab (the vocabulary of the new model).")
+    if args.init_from is not None and args.vocab is not None:
+        raise ValueError(
+            "--vocab goes with --size; --init-from uses the preset's vocabulary."
+        )
+    initialize_multi_host()
+    config = PretrainingConfig(
+        batch_size=args.batch_size,
+        steps=args.steps,
+        learning_rate=args.learning_rate,
+        warmup_steps=args.warmup_steps,
+        optimizer=args.optimizer,
+        weight_decay=args.weight_decay,
+        gradient_accumulation_steps=args.gradient_accumulation,
+        precision=args.precision,
+        checkpoint_every=args.checkpoint_every,
+        dynamic_masking=args.dynamic_masking,
+        max_predictions_per_seq=args.max_predictions_per_seq,
+        data_parallel=args.data_parallel,
+        seed=args.seed,
+    )
+    model_source = {"init_from": args.init_from}
+    if args.size is not None:
+        vocabulary = pathlib.Path(args.vocab)
+        if vocabulary.is_file():
+            tokenizer = BertTokenizer.from_vocabulary_file(vocabulary)
+        else:
+            tokenizer = BertTokenizer.from_preset(args.vocab)
+        model_source = {
+            "backbone_config": BertConfig.from_size(
+                args.size, vocabulary_size=tokenizer.vocabulary_size
+            ),
+            "tokenizer": tokenizer,
+        }
+
+    cancellation = CancellationToken()
+    progress = _ProgressBar(tqdm, disable=args.no_progress)
+    loop = PretrainingLoop(
+        args.output, config, callbacks=[progress], cancellation=cancellation
+    )
+    previous_handler = _cancel_on_interrupt(cancellation)
+    try:
+        result = loop.run(
+            args.data, eval_data=args.eval_data, resume=args.resume, **model_source
+        )
+    finally:
+        if previous_handler is not None:
+            signal.signal(signal.SIGINT, previous_handler)
+        progress.close()
+    if args.json:
+        print_json(result.to_dict())
+    else:
+        _print_report(result)
+    return EXIT_OK if result.status == "completed" else EXIT_ERROR
+
+
+class _ProgressBar:
+    def __init__(self, tqdm, disable):
+        self.tqdm = tqdm
+        self.disable = disable
+        self.bar = None
+
+    def on_train_begin(self, total_batches):
+        self.bar = self.tqdm(
+            total=total_batches,
+            desc="pretraining",
+            unit="batch",
+            file=sys.stderr,
+            disable=self.disable,
+        )
+
+    def on_step(self, step, logs):
+        if self.bar.n == 0 and step > 1:  # resumed run
+            self.bar.update(step - 1)
+        self.bar.update(1)
+        self.bar.set_postfix(
+            {
+                name: f"{logs[name]:.3f}"
+                for name in ("mlm_loss", "mlm_accuracy", "nsp_accuracy")
+                if name in logs
+            },
+            refresh=False,
+        )
+
+    def close(self):
+        if self.bar is not None:
+            self.bar.close()
+
+
+def _print_report(result):
+    if result.status != "completed":
+        print(
+            f"Cancelled after {result.global_step} batches; continue with --resume "
+            f"(checkpoint: {result.checkpoint_path})."
+        )
+        return
+    for title, metrics in (
+        ("training", result.train_metrics),
+        ("held-out", result.eval_metrics),
+    ):
+        if metrics:
+            print(
+                f"{title}: MLM loss {metrics['mlm_loss']:.4f}, MLM accuracy "
+                f"{100 * metrics['mlm_accuracy']:.2f}%, NSP accuracy "
+                f"{100 * metrics['nsp_accuracy']:.2f}%"
+            )
+    print(f"Saved the model and tokenizer to {result.preset_path}")

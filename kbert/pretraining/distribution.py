@@ -1,0 +1,155 @@
+"""Scaling pretraining out: data parallelism and a layout map for model parallelism.
+
+Data parallelism (`data_parallel`) replicates the model on every local device and
+splits each global batch between them; gradients are averaged, so the run follows
+the same loss curve as one device with the same global batch. On JAX it goes
+through `keras.distribution.DataParallel` (the same code path on one device); on
+TensorFlow through a `tf.distribute.MirroredStrategy` scope over the local GPUs
+(none with fewer than two: the default strategy computes the same); on PyTorch kbert
+trains on a single device (Keras has no distribution support for torch).
+
+Model parallelism for the large sizes (JAX only): `layout_map_for` shards the
+attention's fused query/key/value kernel and the feed-forward kernels along a
+"model" mesh axis (Megatron's column/row split) and the token embedding along the
+vocabulary:
+
+>>> mesh = keras.distribution.DeviceMesh((2, 4), ["batch", "model"],
+...                                      keras.distribution.list_devices())
+>>> distribution = keras.distribution.ModelParallel(
+...     layout_map=layout_map_for(config, mesh), batch_dim_name="batch")
+>>> keras.distribution.set_distribution(distribution)  # before building the model
+
+Multi-host (JAX): on every host, call `jax.distributed.initialize()` (coordinator
+address, process count and id come from the arguments or from the cluster's
+environment: Cloud TPU, SLURM, ...) before anything else touches JAX, then run
+the same command; `keras.distribution.list_devices()` then lists the devices of all
+hosts, and each host reads its own share of every global batch. With kbert's CLI:
+`KBERT_JAX_DISTRIBUTED=1 kbert pretrain --data-parallel ...` on every host, same
+arguments (see `initialize_multi_host`).
+"""
+
+import contextlib
+import logging
+import os
+
+import keras
+
+logger = logging.getLogger("kbert.pretraining")
+
+MULTI_HOST_VARIABLE = "KBERT_JAX_DISTRIBUTED"
+
+
+def initialize_multi_host():
+    """Calls `jax.distributed.initialize()` when `KBERT_JAX_DISTRIBUTED=1` (JAX only).
+
+    Returns:
+        Whether it did.
+    """
+    if os.environ.get(MULTI_HOST_VARIABLE) != "1":
+        return False
+    if keras.backend.backend() != "jax":
+        raise ValueError(
+            f"{MULTI_HOST_VARIABLE}=1 needs the JAX backend. "
+            f"Received: KERAS_BACKEND={keras.backend.backend()}"
+        )
+    import jax
+
+    jax.distributed.initialize()
+    logger.info(
+        "JAX distributed: process %d of %d, %d devices in all.",
+        jax.process_index(),
+        jax.process_count(),
+        jax.device_count(),
+    )
+    return True
+
+
+@contextlib.contextmanager
+def data_parallel(enabled=True):
+    """Build, compile and train the model inside this block to use every local device.
+
+    Args:
+        enabled: False for a plain single-device block (same code path for callers).
+
+    Yields:
+        The number of replicas: every global batch size must be a multiple of it.
+    """
+    backend = keras.backend.backend()
+    if not enabled:
+        yield 1
+    elif backend == "jax":
+        devices = keras.distribution.list_devices()
+        previous = keras.distribution.distribution()
+        keras.distribution.set_distribution(
+            keras.distribution.DataParallel(devices=devices)
+        )
+        logger.info(
+            "Data parallel over %d device(s): %s", len(devices), ", ".join(devices)
+        )
+        try:
+            yield len(devices)
+        finally:
+            keras.distribution.set_distribution(previous)
+    elif backend == "tensorflow":
+        import tensorflow as tf
+
+        gpus = tf.config.list_logical_devices("GPU")
+        if len(gpus) < 2:
+            # One device: TensorFlow's default strategy is the same computation.
+            logger.info(
+                "Data parallel: one TensorFlow device, no MirroredStrategy needed."
+            )
+            yield 1
+            return
+        strategy = tf.distribute.MirroredStrategy()
+        logger.info("Data parallel over %d replica(s).", strategy.num_replicas_in_sync)
+        with strategy.scope():
+            yield strategy.num_replicas_in_sync
+    else:
+        logger.info(
+            "Data parallelism is not available on %s: training on one device.", backend
+        )
+        yield 1
+
+
+def layout_map_for(backbone_config, mesh):
+    """A `keras.distribution.LayoutMap` sharding a BERT model along `mesh`'s "model" axis.
+
+    Column-parallel: the fused query/key/value kernel (H, 3H) and the intermediate
+    kernel (H, I) are split along their outputs; row-parallel: the attention output
+    projection and the feed-forward output kernel along their inputs, so that each
+    device holds 1/n of every transformer layer. The token embedding (V, H), shared
+    with the masked-LM head, is split along the vocabulary when that divides evenly
+    (JAX needs even shards; 30522 does not divide by 4). Everything else (layer
+    norms, positions, the heads' small kernels) is replicated. The "batch" axis
+    splits the data.
+
+    Args:
+        backbone_config: the model's `BertConfig`.
+        mesh: a `keras.distribution.DeviceMesh` with axes "batch" and "model".
+
+    Returns:
+        A `LayoutMap` for `keras.distribution.ModelParallel(layout_map=...,
+        batch_dim_name="batch")`.
+    """
+    if tuple(mesh.axis_names) != ("batch", "model"):
+        raise ValueError(
+            f"`mesh` must have the axes ('batch', 'model'). Received: {tuple(mesh.axis_names)}"
+        )
+    shards = mesh.shape[1]
+    for name in ("hidden_size", "intermediate_size", "num_heads"):
+        value = getattr(backbone_config, name)
+        if value % shards:
+            raise ValueError(
+                f"`{name}`={value} is not divisible by the {shards} devices of the model axis."
+            )
+    layout_map = keras.distribution.LayoutMap(mesh)
+    if backbone_config.vocabulary_size % shards == 0:
+        layout_map[".*token_embedding/embeddings"] = ("model", None)
+    layout_map[".*query_key_value/kernel"] = (None, "model")
+    layout_map[".*query_key_value/bias"] = ("model",)
+    layout_map[".*output_projection/kernel"] = ("model", None)
+    layout_map[".*intermediate_dense/kernel"] = (None, "model")
+    layout_map[".*intermediate_dense/bias"] = ("model",)
+    layout_map[".*output_dense/kernel"] = ("model", None)
+    return layout_map

@@ -1,0 +1,365 @@
+"""Pretraining shared by `kbert pretrain` and the GUI: plain `model.fit` underneath."""
+
+import logging
+import pathlib
+
+import keras
+import numpy as np
+
+from kbert.pretraining.distribution import data_parallel
+from kbert.pretraining.pretraining_config import RESUMABLE_CHANGES, PretrainingConfig
+from kbert.pretraining.pretraining_objective import (
+    PretrainingObjective,
+    pretraining_metrics,
+)
+from kbert.pretraining.pretraining_result import CANCELLED, COMPLETED, PretrainingResult
+from kbert.pretraining.shard_dataset import ShardDataset
+from kbert.pretraining.shard_reader import ShardReader
+
+logger = logging.getLogger("kbert.pretraining")
+
+# Inside the output folder.
+MODEL_FOLDER = "model"
+CHECKPOINT_FILE = "training_checkpoint.h5"
+
+
+class PretrainingLoop:
+    """Pretrains a `BertPretrainer` on shards with masked-LM and next-sentence losses.
+
+    `run` builds the model (a new one of a given `BertConfig`, or one continued from
+    a preset for domain adaptation), wraps it in a `PretrainingObjective`, compiles
+    it with AdamW or LAMB on a linear warm-up/decay schedule (weight decay skips
+    LayerNorm parameters and biases; gradient accumulation and mixed precision are
+    the optimiser's and the dtype policy's) and calls `model.fit` once on a
+    `ShardDataset`, a `keras.utils.PyDataset` over the shards. At the end it saves
+    the model with its tokenizer as a preset folder, `output_dir/model`, and scores
+    it on the evaluation shards, if any.
+
+    Interruptions: every `config.checkpoint_every` batches, at the end and on
+    cancellation, `output_dir/training_checkpoint.h5` receives the weights, the
+    optimiser state, the random state of dynamic masking and the number of batches
+    done. `run(..., resume=True)` restores it and continues with the batch after,
+    reaching the same weights as an uninterrupted run.
+
+    Progress: `callbacks` are objects with any of `on_train_begin(total_batches)`,
+    `on_step(step, logs)` (after every batch: `step` counted from 1 over the whole
+    run, `logs` Keras' running means since this call started, with the names of
+    `pretraining_metrics`) and `on_train_end(result)`. They run on the training
+    thread. `cancellation` (a `threading.Event` or `kbert.tasks.CancellationToken`)
+    is checked after every batch: when set, the run writes a checkpoint and returns
+    a result with status "cancelled".
+
+    Args:
+        output_dir: folder for the preset and the checkpoint; empty for a new run.
+        config: a `PretrainingConfig`; None for the defaults.
+        callbacks: progress listeners, as above.
+        cancellation: an object with `is_set()`.
+
+    Example:
+
+    >>> loop = PretrainingLoop("runs/tiny", PretrainingConfig(steps=10000))
+    >>> result = loop.run("shards/", backbone_config=BertConfig.from_size("tiny",
+    ...                   vocabulary_size=tokenizer.vocabulary_size), tokenizer=tokenizer)
+    >>> result.eval_metrics, result.preset_path
+    """
+
+    def __init__(self, output_dir, config=None, callbacks=(), cancellation=None):
+        self.output_dir = pathlib.Path(output_dir).expanduser()
+        self.config = config if config is not None else PretrainingConfig()
+        if not isinstance(self.config, PretrainingConfig):
+            raise ValueError(
+                f"`config` must be a PretrainingConfig. Received: {type(self.config).__name__}"
+            )
+        self.callbacks = list(callbacks)
+        self.cancellation = cancellation
+        self.model = None
+
+    @property
+    def preset_path(self):
+        return self.output_dir / MODEL_FOLDER
+
+    @property
+    def checkpoint(self):
+        from kbert.tasks.training_checkpoint import TrainingCheckpoint
+
+        return TrainingCheckpoint(self.output_dir / CHECKPOINT_FILE)
+
+    def run(
+        self,
+        train_data,
+        *,
+        init_from=None,
+        backbone_config=None,
+        tokenizer=None,
+        eval_data=None,
+        resume=False,
+    ):
+        """Pretrains; returns a `PretrainingResult`.
+
+        Args:
+            train_data: a shard folder (or `ShardReader`).
+            init_from: a preset (folder or name) to continue pretraining from.
+            backbone_config: the `BertConfig` of a new model (instead of `init_from`).
+            tokenizer: the `BertTokenizer` of a new model; with `init_from`, None for
+                the preset's own.
+            eval_data: a shard folder (or `ShardReader`) to score the final model on.
+            resume: continue the run whose checkpoint is in `output_dir`.
+        """
+        from kbert.tasks.optimization import precision_policy
+
+        config = self.config
+        reader = _reader(train_data)
+        eval_reader = None if eval_data is None else _reader(eval_data)
+        if (init_from is None) == (backbone_config is None):
+            raise ValueError(
+                "Give exactly one of `init_from` (a preset) and `backbone_config`."
+            )
+        if backbone_config is not None and tokenizer is None:
+            raise ValueError("A new model (`backbone_config`) needs its `tokenizer`.")
+        if not reader.masked and not config.dynamic_masking:
+            raise ValueError(
+                f"{reader.folder} holds unmasked instances (made with --dynamic-masking): "
+                "train with dynamic masking."
+            )
+        state = self._start_state(reader, init_from, backbone_config, resume)
+
+        keras.utils.set_random_seed(config.seed)
+        with (
+            data_parallel(config.data_parallel) as replicas,
+            precision_policy(config.precision),
+        ):
+            if config.batch_size % replicas:
+                raise ValueError(
+                    f"`batch_size` must be a multiple of the {replicas} data-parallel "
+                    f"replicas. Received: batch_size={config.batch_size}"
+                )
+            eval_batch_size = _eval_batch_size(config, eval_reader, replicas)
+            pretrainer, tokenizer = _build_pretrainer(
+                init_from, backbone_config, tokenizer
+            )
+            for data in (reader, eval_reader):
+                if data is not None and tokenizer is not None:
+                    data.check_vocabulary(tokenizer)
+            model = PretrainingObjective(pretrainer, _masking(config, tokenizer))
+            model.compile_objective(_optimizer(config))
+            self.model = model
+            if state["global_step"] > 0:
+                self.checkpoint.restore(model)
+                logger.info("Resuming after batch %d.", state["global_step"])
+            self._notify("on_train_begin", config.total_batches)
+            result = self._train(model, reader, state)
+            if result.status == COMPLETED:
+                if eval_reader is not None:
+                    result.eval_metrics = model.score(eval_reader, eval_batch_size)
+                pretrainer.save_to_preset(
+                    self.preset_path,
+                    tokenizer=tokenizer,
+                    metadata={
+                        "pretraining": {
+                            "steps": config.steps,
+                            "batch_size": config.batch_size,
+                            "train_data": str(reader.folder),
+                            "eval": result.eval_metrics,
+                        }
+                    },
+                )
+                result.preset_path = self.preset_path
+                logger.info("Saved the pretrained model to %s.", self.preset_path)
+        self._notify("on_train_end", result)
+        return result
+
+    def _train(self, model, reader, state):
+        config = self.config
+        remaining = config.total_batches - state["global_step"]
+        dataset = ShardDataset(
+            reader,
+            config.batch_size,
+            remaining,
+            start=state["global_step"],
+            seed=config.seed,
+        )
+        steps = _StepCallback(self, model, state)
+        logs = {}
+        if remaining > 0:
+            # TensorFlow infers a PyDataset's signature from its first batches: fine
+            # here, where every batch has the same shape.
+            history = model.fit(
+                dataset, epochs=1, shuffle=False, verbose=0, callbacks=[steps]
+            )
+            logs = {key: values[-1] for key, values in history.history.items()}
+        self.checkpoint.save(model, state)
+        return PretrainingResult(
+            status=CANCELLED if steps.cancelled else COMPLETED,
+            global_step=state["global_step"],
+            train_metrics=pretraining_metrics(logs),
+            eval_metrics=None,
+            preset_path=None,
+            checkpoint_path=self.checkpoint.path,
+        )
+
+    def _identity(self, reader, init_from, backbone_config):
+        """What a resumed run must share with the run that wrote the checkpoint."""
+        return {
+            "train_data": str(reader.folder.resolve()),
+            "init_from": None if init_from is None else str(init_from),
+            "backbone_config": None
+            if backbone_config is None
+            else backbone_config.to_dict(),
+            "config": {
+                key: value
+                for key, value in self.config.to_dict().items()
+                if key not in RESUMABLE_CHANGES
+            },
+        }
+
+    def _start_state(self, reader, init_from, backbone_config, resume):
+        identity = self._identity(reader, init_from, backbone_config)
+        checkpoint = self.checkpoint
+        if resume and checkpoint.exists():
+            state = checkpoint.read_state()
+            saved = {key: state.get(key) for key in identity}
+            if saved != identity:
+                changed = sorted(
+                    key
+                    for key in identity
+                    if saved[key] != identity[key]
+                    and not isinstance(identity[key], dict)
+                ) + sorted(
+                    f"{key}.{name}"
+                    for key in identity
+                    if isinstance(identity[key], dict) and isinstance(saved[key], dict)
+                    for name in identity[key]
+                    if saved[key].get(name) != identity[key][name]
+                )
+                raise ValueError(
+                    f"Cannot resume from {str(checkpoint.path)!r}: the run was started with "
+                    f"different settings ({', '.join(changed) or 'model'}). Resume with the "
+                    "original settings, or start a new run in an empty folder."
+                )
+            return state
+        if resume:
+            logger.info(
+                "No training checkpoint in %s: starting a new run.", self.output_dir
+            )
+        elif self.output_dir.exists() and any(self.output_dir.iterdir()):
+            raise ValueError(
+                f"The output folder {str(self.output_dir)!r} is not empty. Resume the run "
+                "it holds (resume=True, `--resume`) or choose an empty folder."
+            )
+        return dict(identity, global_step=0)
+
+    def _cancel_requested(self):
+        return self.cancellation is not None and self.cancellation.is_set()
+
+    def _notify(self, method, *args):
+        for callback in self.callbacks:
+            function = getattr(callback, method, None)
+            if function is not None:
+                function(*args)
+
+
+class _StepCallback(keras.callbacks.Callback):
+    """Counts batches, reports them, writes checkpoints and honours cancellation."""
+
+    def __init__(self, loop, model, state):
+        super().__init__()
+        self.loop = loop
+        self.training_model = model
+        self.state = state
+        self.cancelled = False
+
+    def on_train_batch_begin(self, batch, logs=None):
+        if keras.backend.backend() == "torch":
+            # PyTorch's dropout draws from the global generator, whose state a
+            # checkpoint cannot restore: re-seeding it per batch makes dropout a
+            # function of (seed, batch), the same in a resumed run.
+            import torch
+
+            seed = np.random.SeedSequence(
+                [self.loop.config.seed, self.state["global_step"]]
+            )
+            torch.manual_seed(int(seed.generate_state(1, dtype=np.uint64)[0] >> 1))
+
+    def on_train_batch_end(self, batch, logs=None):
+        state = self.state
+        state["global_step"] += 1
+        self.loop._notify(
+            "on_step", state["global_step"], pretraining_metrics(logs or {})
+        )
+        every = self.loop.config.checkpoint_every
+        if self.loop._cancel_requested():
+            self.cancelled = True
+            self.training_model.stop_training = True
+            logger.info("Cancelled after batch %d.", state["global_step"])
+        elif every is not None and state["global_step"] % every == 0:
+            self.loop.checkpoint.save(self.training_model, state)
+
+
+def _reader(data):
+    return data if isinstance(data, ShardReader) else ShardReader(data)
+
+
+def _eval_batch_size(config, eval_reader, replicas):
+    """`eval_batch_size`, made smaller for small evaluation sets, a multiple of `replicas`."""
+    if eval_reader is None:
+        return None
+    size = min(config.eval_batch_size, eval_reader.num_instances) // replicas * replicas
+    if size == 0:
+        raise ValueError(
+            f"{eval_reader.folder} holds {eval_reader.num_instances} instances, fewer than "
+            f"the {replicas} data-parallel replicas."
+        )
+    return size
+
+
+def _build_pretrainer(init_from, backbone_config, tokenizer):
+    from kbert.models import BertBackbone, BertPretrainer
+
+    if init_from is not None:
+        pretrainer = BertPretrainer.from_preset(init_from)
+        return pretrainer, tokenizer if tokenizer is not None else pretrainer.tokenizer
+    backbone = BertBackbone(**backbone_config.to_dict())
+    return BertPretrainer(backbone), tokenizer
+
+
+def _masking(config, tokenizer):
+    if not config.dynamic_masking:
+        return None
+    if tokenizer is None:
+        raise ValueError("Dynamic masking needs a tokenizer; the preset has none.")
+    from kbert.pretraining.dynamic_masking import DynamicMasking
+
+    return DynamicMasking.from_tokenizer(
+        tokenizer,
+        masked_lm_prob=config.masked_lm_prob,
+        max_predictions_per_seq=config.max_predictions_per_seq,
+        seed=config.seed,
+        name="dynamic_masking",
+    )
+
+
+def _optimizer(config):
+    from kbert.tasks.optimization import NO_DECAY_VARIABLE_NAMES, LinearWarmupDecay
+
+    schedule = LinearWarmupDecay(
+        config.learning_rate,
+        warmup_steps=config.warmup_steps,
+        total_steps=config.steps,
+        gradient_accumulation_steps=config.gradient_accumulation_steps,
+    )
+    optimizer_class = (
+        keras.optimizers.Lamb if config.optimizer == "lamb" else keras.optimizers.AdamW
+    )
+    optimizer = optimizer_class(
+        learning_rate=schedule,
+        weight_decay=config.weight_decay,
+        # BERT's epsilon (1e-6), not Keras' default (1e-7).
+        epsilon=1e-6,
+        global_clipnorm=config.clip_norm,
+        # Keras accepts None (no accumulation) or an integer >= 2.
+        gradient_accumulation_steps=config.gradient_accumulation_steps
+        if config.gradient_accumulation_steps > 1
+        else None,
+    )
+    optimizer.exclude_from_weight_decay(var_names=list(NO_DECAY_VARIABLE_NAMES))
+    return optimizer

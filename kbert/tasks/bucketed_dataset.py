@@ -1,0 +1,310 @@
+"""Training batches padded to a few length buckets, in a reproducible, resumable order."""
+
+import functools
+
+import keras
+import numpy as np
+
+from kbert.inference.length_buckets import bucket_length
+from kbert.inference.length_buckets import length_buckets
+from kbert.inference.model_io import check_positive_int
+
+# Label value the task losses ignore (sub-word continuations, padding).
+IGNORED_LABEL = -100
+
+
+class BucketedDataset(keras.utils.PyDataset):
+    """(inputs, labels) batches for `model.fit`, each padded to a length bucket.
+
+    Examples are grouped by the smallest bucket that holds them and batched within
+    their bucket; the few examples left over by a bucket join the next one. So a
+    compiled training step (XLA on JAX and TensorFlow) is traced for a handful of
+    shapes: one per bucket, plus one for the epoch's single smaller batch. Each epoch
+    shuffles the examples inside every bucket and then the order of the batches,
+    with a generator seeded by `(seed, epoch)`: the order is a pure function of the
+    seed and the epoch, whatever ran before.
+
+    `model.fit` calls `on_epoch_end`, which moves on to the next epoch (Keras calls it
+    once more when `fit` starts, so the first epoch trained is `epoch + 1`; the order
+    stays reproducible). For exact control, as when training resumes after an
+    interruption, `epoch_view(epoch, start_batch)` is the rest of one epoch as a
+    dataset of its own, which Keras cannot move on.
+
+    Pass `shuffle=False` to `model.fit`: the order is already shuffled, and Keras's
+    own batch shuffling would draw from Python's global random state.
+
+    Args:
+        token_ids: sequence of 1-D int arrays, one per example (packed by the
+            tokenizer: `[CLS] ... [SEP]`).
+        segment_ids: sequence of 1-D int arrays of the same lengths; None for zeros.
+        labels: None (inputs only, e.g. for `predict`), or a structure whose leaves
+            are per-example labels: an array with one entry per example (a class id,
+            a start position), or a sequence of 1-D arrays as long as the examples'
+            `token_ids` (per-token labels, padded with -100). A dict of leaves gives
+            a dict of label batches (e.g. `{"start_logits": ..., "end_logits": ...}`).
+        batch_size: examples per batch.
+        buckets: sorted sequence lengths to pad to; None for
+            `kbert.inference.length_buckets.length_buckets(longest example)`.
+        shuffle: whether to shuffle each epoch. When False, batches come bucket by
+            bucket, examples in their original order within a bucket.
+        seed: seed of the shuffling.
+        pad_token_id: the `[PAD]` id.
+        **kwargs: `keras.utils.PyDataset` arguments (`workers`, ...).
+
+    Example:
+
+    >>> dataset = BucketedDataset(token_ids, labels=np.array(label_ids), batch_size=32)
+    >>> model.fit(dataset, epochs=3, shuffle=False)
+    """
+
+    def __init__(
+        self,
+        token_ids,
+        segment_ids=None,
+        labels=None,
+        batch_size=32,
+        buckets=None,
+        shuffle=True,
+        seed=0,
+        pad_token_id=0,
+        **kwargs,
+    ):
+        super().__init__(**kwargs)
+        batch_size = check_positive_int("batch_size", batch_size)
+        self._token_ids = [np.asarray(ids, dtype=np.int32) for ids in token_ids]
+        if not self._token_ids:
+            raise ValueError("A BucketedDataset needs at least one example. Received: 0")
+        self.lengths = np.array([len(ids) for ids in self._token_ids], dtype=np.int64)
+        if segment_ids is None:
+            self._segment_ids = [np.zeros_like(ids) for ids in self._token_ids]
+        else:
+            self._segment_ids = [np.asarray(ids, dtype=np.int32) for ids in segment_ids]
+            _check_lengths("segment_ids", self._segment_ids, self.lengths)
+        self._labels = None if labels is None else _map_leaves(self._prepare_label, labels)
+        self.buckets = tuple(
+            length_buckets(int(self.lengths.max())) if buckets is None else sorted(buckets)
+        )
+        if self.lengths.max() > self.buckets[-1]:
+            raise ValueError(
+                f"An example has {int(self.lengths.max())} tokens, more than the largest "
+                f"bucket. Received: buckets={self.buckets}"
+            )
+        self.batch_size = int(batch_size)
+        self.shuffle = shuffle
+        self.seed = int(seed)
+        self.pad_token_id = pad_token_id
+        self._bucket_of = np.searchsorted(self.buckets, self.lengths)
+        self.num_batches_per_epoch = -(-len(self.lengths) // self.batch_size)
+        self.epoch = 0
+        self._plan = None
+
+    def _prepare_label(self, leaf):
+        if isinstance(leaf, np.ndarray) and leaf.dtype != object:
+            per_token = False
+        else:
+            leaf = list(leaf)
+            per_token = len(leaf) > 0 and np.ndim(leaf[0]) == 1
+        if per_token:
+            leaf = [np.asarray(row, dtype=np.int32) for row in leaf]
+            _check_lengths("per-token labels", leaf, self.lengths)
+            return leaf
+        leaf = np.asarray(leaf)
+        if len(leaf) != len(self.lengths):
+            raise ValueError(
+                f"`labels` must have one entry per example ({len(self.lengths)}). "
+                f"Received: {len(leaf)} entries"
+            )
+        return leaf
+
+    # --- Batches -------------------------------------------------------------------------
+
+    def on_epoch_end(self):
+        self.epoch += 1
+
+    def __len__(self):
+        return self.num_batches_per_epoch
+
+    def __getitem__(self, index):
+        return self.batch(self.epoch, index)
+
+    def example_indices(self, index, epoch=None):
+        """The example indices of batch `index` of `epoch` (default: the current one)."""
+        if not 0 <= index < self.num_batches_per_epoch:
+            raise IndexError(f"Batch index {index} out of range [0, {self.num_batches_per_epoch}).")
+        return self._epoch_plan(self.epoch if epoch is None else epoch)[index]
+
+    def batch(self, epoch, index):
+        """Batch `index` of epoch `epoch`: `(inputs,)`, or `(inputs, labels)` with labels."""
+        rows = self.example_indices(index, epoch)
+        length = bucket_length(int(self.lengths[rows].max()), self.buckets)
+        token_ids = np.full((len(rows), length), self.pad_token_id, dtype=np.int32)
+        segment_ids = np.zeros((len(rows), length), dtype=np.int32)
+        for row, example in enumerate(rows):
+            token_ids[row, : self.lengths[example]] = self._token_ids[example]
+            segment_ids[row, : self.lengths[example]] = self._segment_ids[example]
+        padding_mask = (np.arange(length)[None, :] < self.lengths[rows][:, None]).astype(np.int32)
+        inputs = {"token_ids": token_ids, "segment_ids": segment_ids, "padding_mask": padding_mask}
+        if self._labels is None:
+            return (inputs,)
+        return inputs, _map_leaves(lambda leaf: self._label_batch(leaf, rows, length), self._labels)
+
+    def _label_batch(self, leaf, rows, length):
+        if isinstance(leaf, np.ndarray):
+            return leaf[rows]
+        batch = np.full((len(rows), length), IGNORED_LABEL, dtype=np.int32)
+        for row, example in enumerate(rows):
+            batch[row, : self.lengths[example]] = leaf[example]
+        return batch
+
+    def _epoch_plan(self, epoch):
+        """The batches of `epoch`, as arrays of example indices (cached per epoch)."""
+        if self._plan is not None and self._plan[0] == epoch:
+            return self._plan[1]
+        rng = np.random.default_rng([self.seed, epoch])
+        batches = []
+        carried = np.zeros(0, dtype=np.int64)
+        for bucket in range(len(self.buckets)):
+            members = np.flatnonzero(self._bucket_of == bucket)
+            if self.shuffle:
+                members = rng.permutation(members)
+            # A bucket's last, incomplete batch moves on to the next bucket (padded
+            # longer), so only one batch per epoch is smaller than `batch_size`: every
+            # other batch has one of a few shapes, each traced once.
+            members = np.concatenate([carried, members])
+            full = len(members) - len(members) % self.batch_size
+            batches.extend(
+                members[start : start + self.batch_size]
+                for start in range(0, full, self.batch_size)
+            )
+            carried = members[full:]
+        if len(carried):
+            batches.append(carried)
+        if self.shuffle:
+            batches = [batches[i] for i in rng.permutation(len(batches))]
+        # Keras's TensorFlow adapter infers a PyDataset's input signature from its first
+        # two batches; if both had the same length, a later bucket would not fit it. So
+        # batch 1 gets a different length whenever the epoch has one.
+        bucket_of_batch = [self._bucket_of[batch].max() for batch in batches]
+        if len(batches) > 2 and bucket_of_batch[1] == bucket_of_batch[0]:
+            other = next(
+                (i for i, b in enumerate(bucket_of_batch) if b != bucket_of_batch[0]), None
+            )
+            if other is not None:
+                batches[1], batches[other] = batches[other], batches[1]
+        self._plan = (epoch, batches)
+        return batches
+
+    # --- Views and other consumers -------------------------------------------------------
+
+    def epoch_view(self, epoch, start_batch=0):
+        """Batches `start_batch`, `start_batch + 1`, ... of epoch `epoch`, as a PyDataset.
+
+        The view ignores `on_epoch_end`, so `model.fit(view, epochs=1)` trains on
+        exactly these batches, in this order, whatever Keras calls.
+        """
+        if isinstance(epoch, bool) or not isinstance(epoch, (int, np.integer)) or epoch < 0:
+            raise ValueError(f"`epoch` must be an integer >= 0. Received: epoch={epoch!r}")
+        if not 0 <= start_batch <= self.num_batches_per_epoch:
+            raise ValueError(
+                f"`start_batch` must be in [0, {self.num_batches_per_epoch}]. "
+                f"Received: start_batch={start_batch!r}"
+            )
+        return _EpochView(self, int(epoch), int(start_batch))
+
+    def predict(self, model, sequence_outputs=False):
+        """Runs `model.predict_on_batch` over one epoch, one batch at a time.
+
+        Args:
+            model: a Keras model taking this dataset's inputs.
+            sequence_outputs: whether the outputs of rank 2 or more are per token,
+                `(B, L, ...)`; they are then cut to each example's length.
+
+        Returns:
+            A list with one entry per example, in example order, each with the
+            structure of the model's outputs.
+        """
+        outputs = [None] * len(self.lengths)
+        for index in range(self.num_batches_per_epoch):
+            rows = self.example_indices(index)
+            batch_outputs = model.predict_on_batch(self[index][0])
+            for row, example in enumerate(rows):
+                end = self.lengths[example] if sequence_outputs else None
+                outputs[example] = _map_leaves(
+                    functools.partial(_example_row, row=row, end=end), batch_outputs
+                )
+        return outputs
+
+
+class _EpochView(keras.utils.PyDataset):
+    """The batches of one epoch of a `BucketedDataset` from `start_batch` on."""
+
+    def __init__(self, dataset, epoch, start_batch):
+        super().__init__()
+        self.dataset = dataset
+        self.epoch = epoch
+        self.start_batch = start_batch
+
+    def __len__(self):
+        return self.dataset.num_batches_per_epoch - self.start_batch
+
+    def __getitem__(self, index):
+        if not 0 <= index < len(self):
+            raise IndexError(f"Batch index {index} out of range [0, {len(self)}).")
+        return self.dataset.batch(self.epoch, self.start_batch + index)
+
+    def example_indices(self, index):
+        return self.dataset.example_indices(self.start_batch + index, self.epoch)
+
+    def as_tf_dataset(self):
+        """This view as a `tf.data.Dataset` whose sequence axis is variable.
+
+        Keras infers a PyDataset's input signature on TensorFlow from its first two
+        batches. An epoch starts with two batches of different lengths when it can
+        (see `BucketedDataset`), but a view that starts mid-epoch may not, and would
+        then fix the sequence length for the rest; this dataset declares it variable.
+        """
+        import tensorflow as tf
+
+        def signature(array):
+            shape = [None] + list(np.shape(array)[1:])
+            if len(shape) > 1:
+                shape[1] = None
+            return tf.TensorSpec(shape=shape, dtype=tf.as_dtype(np.asarray(array).dtype))
+
+        count = len(self)
+        dataset = tf.data.Dataset.from_generator(
+            lambda: (self[index] for index in range(count)),
+            output_signature=_map_leaves(signature, self[0]),
+        )
+        return dataset.apply(tf.data.experimental.assert_cardinality(count)).prefetch(2)
+
+
+def _example_row(leaf, row, end):
+    """Row `row` of an output batch, cut at `end` along the sequence (None: not cut)."""
+    leaf = np.asarray(leaf)
+    if end is not None and leaf.ndim >= 2:
+        return leaf[row, :end]
+    return leaf[row]
+
+
+def _map_leaves(function, structure):
+    """Applies `function` to the leaves of nested dicts and tuples (lists are leaves)."""
+    if isinstance(structure, dict):
+        return {key: _map_leaves(function, value) for key, value in structure.items()}
+    if isinstance(structure, tuple):
+        return tuple(_map_leaves(function, value) for value in structure)
+    return function(structure)
+
+
+def _check_lengths(name, arrays, lengths):
+    if len(arrays) != len(lengths):
+        raise ValueError(
+            f"`{name}` must have one entry per example ({len(lengths)}). "
+            f"Received: {len(arrays)} entries"
+        )
+    for index, (array, length) in enumerate(zip(arrays, lengths)):
+        if len(array) != length:
+            raise ValueError(
+                f"`{name}` entry {index} must be as long as its token_ids ({length}). "
+                f"Received: length {len(array)}"
+            )

@@ -1,0 +1,121 @@
+"""Text and text-pair classification: one label per text (or pair), from [CLS]."""
+
+import numpy as np
+
+from kbert.inference.model_io import encode_texts
+from kbert.metrics import accuracy
+from kbert.metrics import macro_f1
+from kbert.metrics import matthews_corrcoef
+from kbert.tasks.fine_tuning_task import FineTuningTask
+from kbert.tasks.fine_tuning_task import model_limits
+from kbert.tasks.fine_tuning_task import predict_features
+from kbert.tasks.task_features import TaskFeatures
+
+CLASSIFICATION_METRICS = ("accuracy", "macro_f1", "matthews_corrcoef")
+
+
+class ClassificationTask(FineTuningTask):
+    """Classification of one text, or of a text pair when `pair_column` is given.
+
+    Labels are strings; when every label reads as an integer ("0", "1", "10") the
+    classes keep numeric order, otherwise they are sorted as strings.
+
+    Args:
+        text_column: column (CSV/TSV header or JSONL key) of the text.
+        pair_column: column of the second text of a pair; None for single texts.
+        label_column: column of the label.
+        format: "csv", "tsv" or "jsonl"; None detects it from the file name.
+        metric: the score that selects the best checkpoint, one of
+            `CLASSIFICATION_METRICS` ("matthews_corrcoef" suits unbalanced labels).
+    """
+
+    def __init__(
+        self,
+        text_column="text",
+        pair_column=None,
+        label_column="label",
+        format=None,
+        metric="accuracy",
+    ):
+        if metric not in CLASSIFICATION_METRICS:
+            raise ValueError(
+                f"`metric` must be one of {CLASSIFICATION_METRICS}. Received: metric={metric!r}"
+            )
+        self.text_column = text_column
+        self.pair_column = pair_column
+        self.label_column = label_column
+        self.format = format
+        self.metric = metric
+        self.name = "classification" if pair_column is None else "pair-classification"
+
+    @property
+    def model_class(self):
+        from kbert.models.bert_classifier import BertClassifier
+
+        return BertClassifier
+
+    def read(self, path):
+        from kbert.data import read_classification
+
+        return read_classification(
+            path,
+            text_column=self.text_column,
+            pair_column=self.pair_column,
+            label_column=self.label_column,
+            format=self.format,
+        )
+
+    def example_labels(self, example):
+        return (example.label,)
+
+    def label_names(self, examples, source="the training data"):
+        from kbert.data import classification_label_names
+
+        if not examples:
+            raise ValueError(f"{source} has no examples.")
+        for example in examples:
+            if example.label is None:
+                raise ValueError(
+                    f"{source}, line {example.line}: the example has no label "
+                    f"(column {self.label_column!r}); every training example needs one."
+                )
+        return classification_label_names(examples)
+
+    def features(self, examples, tokenizer, label_names, max_length):
+        texts = [example.text for example in examples]
+        pairs = None if self.pair_column is None else [example.pair for example in examples]
+        encodings = encode_texts(tokenizer, texts, pairs, max_length)
+        labels = None
+        if label_names is not None:
+            class_ids = {name: index for index, name in enumerate(label_names)}
+            labels = np.array([class_ids[example.label] for example in examples], dtype=np.int32)
+        return TaskFeatures(
+            token_ids=[encoding.token_ids for encoding in encodings],
+            segment_ids=[encoding.segment_ids for encoding in encodings],
+            labels=labels,
+            example_indices=np.arange(len(examples)),
+        )
+
+    def evaluate(self, model, examples, max_length=None, batch_size=32):
+        """Accuracy, macro F1 and Matthews correlation of `model` on `examples`."""
+        tokenizer, max_length = model_limits(model, max_length)
+        label_names = model.label_names or [str(index) for index in range(model.num_classes)]
+        self.check_labels(examples, label_names, "the evaluation data")
+        features = self.features(examples, tokenizer, None, max_length)
+        logits = np.stack(predict_features(model, features, tokenizer, max_length, batch_size))
+        predicted = [label_names[index] for index in np.argmax(logits, axis=-1)]
+        gold = [example.label for example in examples]
+        return {
+            "accuracy": accuracy(gold, predicted),
+            "macro_f1": macro_f1(gold, predicted),
+            "matthews_corrcoef": matthews_corrcoef(gold, predicted),
+        }
+
+    def options(self):
+        return {
+            "task": self.name,
+            "text_column": self.text_column,
+            "pair_column": self.pair_column,
+            "label_column": self.label_column,
+            "metric": self.metric,
+        }

@@ -1,0 +1,371 @@
+"""Fine-tuning shared by `kbert finetune` and the GUI: plain `model.fit` underneath."""
+
+import hashlib
+import logging
+import math
+import os
+import pathlib
+
+import keras
+import numpy as np
+
+from kbert.inference.length_buckets import length_buckets
+from kbert.tasks.bucketed_dataset import BucketedDataset
+from kbert.tasks.fine_tuning_config import RESUMABLE_CHANGES
+from kbert.tasks.fine_tuning_config import FineTuningConfig
+from kbert.tasks.fine_tuning_result import CANCELLED
+from kbert.tasks.fine_tuning_result import COMPLETED
+from kbert.tasks.fine_tuning_result import STOPPED_EARLY
+from kbert.tasks.fine_tuning_result import FineTuningResult
+from kbert.tasks.fine_tuning_task import FineTuningTask
+from kbert.tasks.fine_tuning_task import model_limits
+from kbert.tasks.optimization import create_optimizer
+from kbert.tasks.optimization import precision_policy
+from kbert.tasks.task_registry import make_task
+from kbert.tasks.training_checkpoint import TrainingCheckpoint
+
+logger = logging.getLogger("kbert.tasks")
+
+# Inside the output folder.
+MODEL_FOLDER = "model"
+CHECKPOINT_FILE = "training_checkpoint.h5"
+
+
+class FineTuner:
+    """Fine-tunes a task model from a preset on labelled examples.
+
+    One call to `run` reads the data, builds the task model from the preset (a new
+    head sized to the training labels), compiles it with `create_optimizer` and
+    trains it with `model.fit`, one epoch per call, on a `BucketedDataset`. After
+    every epoch it scores the model on the evaluation data with the task's metric,
+    keeps the best model as a preset folder (`output_dir/model`, written
+    atomically) and stops early when the score has not improved for `patience`
+    epochs. Without evaluation data, `output_dir/model` holds the latest epoch.
+
+    Interruptions: a training checkpoint (`output_dir/training_checkpoint.h5`:
+    weights, dropout seed states, optimizer state, position in the data, best score
+    and history) is written every `config.checkpoint_every` batches and after every
+    epoch. `run(..., resume=True)` continues from it, skipping the batches the
+    interrupted epoch had already trained on, and reaches the same weights as an
+    uninterrupted run. On PyTorch, whose dropout draws from the global generator,
+    the generator is re-seeded from `(seed, step)` before every batch instead.
+
+    Cancellation: `cancellation` is a `CancellationToken` (or `threading.Event`)
+    checked after every batch; when set, the run writes a checkpoint and returns a
+    result with status "cancelled".
+
+    `run` seeds Keras' global random state (`keras.utils.set_random_seed`) with
+    `config.seed`, so that a new head starts the same on every run.
+
+    Args:
+        task: a `FineTuningTask` or a task name ("classification",
+            "pair-classification", "token-classification", "qa").
+        preset: the preset (folder or name) to start from; it needs a vocabulary.
+        output_dir: folder for the best model and the training checkpoint. A new run
+            needs it empty or absent.
+        config: a `FineTuningConfig`; None for the defaults.
+        callbacks: `FineTuningCallback`s (or objects with some of its methods).
+        cancellation: an object with `is_set()`, checked after every batch.
+
+    Example:
+
+    >>> tuner = FineTuner("classification", "bert-tiny", "runs/sentiment",
+    ...                   FineTuningConfig(epochs=3, patience=1))
+    >>> result = tuner.run("train.csv", "dev.csv")
+    >>> result.best_metric, result.preset_path
+    """
+
+    def __init__(self, task, preset, output_dir, config=None, callbacks=(), cancellation=None):
+        self.task = make_task(task) if isinstance(task, str) else task
+        if not isinstance(self.task, FineTuningTask):
+            raise ValueError(
+                f"`task` must be a task name or a FineTuningTask. Received: task={task!r}"
+            )
+        self.preset = preset
+        self.output_dir = pathlib.Path(output_dir).expanduser()
+        self.config = config if config is not None else FineTuningConfig()
+        if not isinstance(self.config, FineTuningConfig):
+            raise ValueError(
+                f"`config` must be a FineTuningConfig. Received: {type(self.config).__name__}"
+            )
+        self.callbacks = list(callbacks)
+        self.cancellation = cancellation
+        self.checkpoint = TrainingCheckpoint(self.output_dir / CHECKPOINT_FILE)
+        # The model of the latest `run`, for callers that want it in memory.
+        self.model = None
+
+    @property
+    def preset_path(self):
+        return self.output_dir / MODEL_FOLDER
+
+    def run(self, train, evaluation=None, resume=False):
+        """Fine-tunes; returns a `FineTuningResult`.
+
+        Args:
+            train: the training examples, or the path of a file the task reads.
+            evaluation: evaluation examples or a file; None for none.
+            resume: continue the run whose checkpoint is in `output_dir` (a fresh
+                run starts when there is none).
+        """
+        config = self.config
+        train_examples, train_source = self._examples(train, "the training data")
+        eval_examples, eval_source = self._examples(evaluation, "the evaluation data")
+        label_names = self.task.label_names(train_examples, train_source)
+        if eval_examples is not None:
+            self.task.check_labels(eval_examples, label_names, eval_source)
+        if config.patience is not None and eval_examples is None:
+            raise ValueError("`patience` (early stopping) needs evaluation data.")
+        state = self._start_state(label_names, _fingerprint(train_examples), resume)
+
+        keras.utils.set_random_seed(config.seed)
+        with precision_policy(config.precision):
+            model = self.task.model_class.from_preset(
+                self.preset, **self.task.model_arguments(label_names)
+            )
+        self.model = model
+        tokenizer, max_length = model_limits(model, config.max_length)
+        features = self.task.features(train_examples, tokenizer, label_names, max_length)
+        dataset = BucketedDataset(
+            features.token_ids,
+            features.segment_ids,
+            features.labels,
+            batch_size=config.batch_size,
+            buckets=length_buckets(max_length),
+            seed=config.seed,
+            pad_token_id=tokenizer.pad_token_id,
+        )
+        steps_per_epoch = dataset.num_batches_per_epoch
+        total_steps = steps_per_epoch * config.epochs
+        model.compile(
+            optimizer=create_optimizer(
+                max(total_steps // config.gradient_accumulation_steps, 1),
+                learning_rate=config.learning_rate,
+                warmup_ratio=config.warmup_ratio,
+                weight_decay=config.weight_decay,
+                gradient_accumulation_steps=config.gradient_accumulation_steps,
+                clip_norm=config.clip_norm,
+            )
+        )
+        if state["global_step"] > 0 or state["epoch"] > 0:
+            self.checkpoint.restore(model)
+            logger.info(
+                "Resuming at epoch %d, batch %d of %d (step %d).",
+                state["epoch"] + 1,
+                state["batch"],
+                steps_per_epoch,
+                state["global_step"],
+            )
+        state["steps_per_epoch"] = steps_per_epoch
+        self._notify("on_train_begin", total_steps)
+
+        loop = _TrainingLoop(self, model, state)
+        status = STOPPED_EARLY if state.get("stopped_early") else COMPLETED
+        first_epoch = config.epochs if status == STOPPED_EARLY else state["epoch"]
+        for epoch in range(first_epoch, config.epochs):
+            view = dataset.epoch_view(epoch, state["batch"])
+            epoch_loss = None
+            if len(view):
+                data = view.as_tf_dataset() if _backend() == "tensorflow" else view
+                history = model.fit(data, epochs=1, shuffle=False, verbose=0, callbacks=[loop])
+                epoch_loss = float(history.history["loss"][-1])
+            if loop.cancelled:
+                status = CANCELLED
+                break
+            logs = {"epoch": epoch + 1, "loss": epoch_loss}
+            logs["learning_rate"] = float(keras.ops.convert_to_numpy(model.optimizer.learning_rate))
+            if eval_examples is not None:
+                logs.update(
+                    self.task.evaluate(model, eval_examples, max_length, config.eval_batch_size)
+                )
+            self._end_epoch(model, tokenizer, state, logs, eval_examples is not None)
+            self.checkpoint.save(model, state)
+            self._notify("on_epoch_end", epoch + 1, logs)
+            if state["stopped_early"]:
+                status = STOPPED_EARLY
+                break
+            if self._cancel_requested():
+                status = CANCELLED
+                break
+        result = self._result(state, status)
+        self._notify("on_train_end", result)
+        return result
+
+    # --- Run state -----------------------------------------------------------------------
+
+    def _examples(self, data, default_source):
+        if data is None:
+            return None, None
+        if isinstance(data, (str, os.PathLike)):
+            return self.task.read(data), str(data)
+        return list(data), default_source
+
+    def _identity(self, label_names, data_fingerprint):
+        """What a resumed run must share with the run that wrote the checkpoint."""
+        return {
+            "task": self.task.options(),
+            "preset": str(self.preset),
+            "training_data": data_fingerprint,
+            "label_names": label_names,
+            "config": {
+                key: value
+                for key, value in self.config.to_dict().items()
+                if key not in RESUMABLE_CHANGES
+            },
+        }
+
+    def _start_state(self, label_names, data_fingerprint, resume):
+        identity = self._identity(label_names, data_fingerprint)
+        if resume and self.checkpoint.exists():
+            state = self.checkpoint.read_state()
+            saved = {key: state.get(key) for key in identity}
+            if saved != identity:
+                raise ValueError(
+                    f"Cannot resume from {str(self.checkpoint.path)!r}: the run was started "
+                    f"with different settings ({_differences(saved, identity)}). Resume with "
+                    "the original settings, or start a new run in an empty folder."
+                )
+            return state
+        if resume:
+            logger.info("No training checkpoint in %s: starting a new run.", self.output_dir)
+        elif self.output_dir.exists() and any(self.output_dir.iterdir()):
+            raise ValueError(
+                f"The output folder {str(self.output_dir)!r} is not empty. Resume the run "
+                "it holds (resume=True, `--resume`) or choose an empty folder."
+            )
+        return dict(
+            identity,
+            epoch=0,
+            batch=0,
+            global_step=0,
+            best_metric=None,
+            best_epoch=None,
+            epochs_without_improvement=0,
+            stopped_early=False,
+            history=[],
+        )
+
+    def _end_epoch(self, model, tokenizer, state, logs, has_evaluation):
+        """Records the epoch's logs; keeps the model if it is the best so far."""
+        state["history"].append(logs)
+        state["epoch"] = logs["epoch"]
+        state["batch"] = 0
+        score = logs.get(self.task.metric) if has_evaluation else None
+        if has_evaluation and score is None:
+            raise ValueError(
+                f"{type(self.task).__name__}.evaluate must return the task's metric "
+                f"{self.task.metric!r}. Received: {sorted(logs)}"
+            )
+        if not has_evaluation or state["best_metric"] is None or score > state["best_metric"]:
+            state["best_metric"] = score
+            state["best_epoch"] = logs["epoch"]
+            state["epochs_without_improvement"] = 0
+            model.save_to_preset(
+                self.preset_path,
+                tokenizer=tokenizer,
+                metadata={"fine_tuning": {"epoch": logs["epoch"], **_json_floats(logs)}},
+            )
+            logger.debug("Epoch %d: saved the model to %s.", logs["epoch"], self.preset_path)
+        else:
+            state["epochs_without_improvement"] += 1
+        patience = self.config.patience
+        state["stopped_early"] = (
+            patience is not None and state["epochs_without_improvement"] >= patience
+        )
+        if state["stopped_early"]:
+            logger.info("No better %s for %d epochs: stopping early.", self.task.metric, patience)
+
+    def _result(self, state, status):
+        history = state["history"]
+        return FineTuningResult(
+            status=status,
+            metric=self.task.metric if state["best_metric"] is not None else None,
+            best_metric=state["best_metric"],
+            best_epoch=state["best_epoch"],
+            final_metrics=dict(history[-1]) if history else {},
+            preset_path=self.preset_path if state["best_epoch"] is not None else None,
+            checkpoint_path=self.checkpoint.path,
+            history=[dict(entry) for entry in history],
+            global_step=state["global_step"],
+        )
+
+    def _cancel_requested(self):
+        return self.cancellation is not None and self.cancellation.is_set()
+
+    def _notify(self, method, *args):
+        for callback in self.callbacks:
+            function = getattr(callback, method, None)
+            if function is not None:
+                function(*args)
+
+
+class _TrainingLoop(keras.callbacks.Callback):
+    """Counts batches, reports them, writes checkpoints and honours cancellation."""
+
+    def __init__(self, tuner, model, state):
+        super().__init__()
+        self.tuner = tuner
+        self.training_model = model
+        self.state = state
+        self.cancelled = False
+
+    def on_train_batch_begin(self, batch, logs=None):
+        if _backend() == "torch":
+            # PyTorch's dropout draws from the global generator (Keras' seed generators
+            # are bypassed for unseeded layers), whose state a checkpoint cannot restore
+            # exactly; re-seeding it per step makes every batch's dropout reproducible.
+            import torch
+
+            seed = np.random.SeedSequence([self.tuner.config.seed, self.state["global_step"]])
+            torch.manual_seed(int(seed.generate_state(1, dtype=np.uint64)[0] >> 1))
+
+    def on_train_batch_end(self, batch, logs=None):
+        state = self.state
+        state["global_step"] += 1
+        state["batch"] += 1
+        loss = (logs or {}).get("loss")
+        self.tuner._notify(
+            "on_step",
+            state["global_step"],
+            {"epoch": state["epoch"] + 1, "loss": None if loss is None else float(loss)},
+        )
+        every = self.tuner.config.checkpoint_every
+        if self.tuner._cancel_requested():
+            self.cancelled = True
+            self.training_model.stop_training = True
+            self.tuner.checkpoint.save(self.training_model, state)
+            logger.info("Cancelled at step %d; checkpoint written.", state["global_step"])
+        elif every is not None and state["global_step"] % every == 0:
+            self.tuner.checkpoint.save(self.training_model, state)
+
+
+def _backend():
+    return keras.backend.backend()
+
+
+def _fingerprint(examples):
+    """Identifies the training data: a resumed run must see the same examples in order."""
+    digest = hashlib.sha256()
+    for example in examples:
+        digest.update(repr(example).encode("utf-8"))
+    return f"{len(examples)} examples, sha256 {digest.hexdigest()[:16]}"
+
+
+def _json_floats(logs):
+    return {
+        key: value
+        for key, value in logs.items()
+        if isinstance(value, (int, float)) and math.isfinite(value)
+    }
+
+
+def _differences(saved, current):
+    parts = []
+    for key in current:
+        if isinstance(current[key], dict) and isinstance(saved.get(key), dict):
+            for name in sorted(set(current[key]) | set(saved[key])):
+                then, now = saved[key].get(name), current[key].get(name)
+                if then != now:
+                    parts.append(f"{key}.{name}: {then!r} then, {now!r} now")
+        elif saved.get(key) != current[key]:
+            parts.append(f"{key}: {saved.get(key)!r} then, {current[key]!r} now")
+    return "; ".join(parts)

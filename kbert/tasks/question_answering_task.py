@@ -1,0 +1,118 @@
+"""Extractive question answering on SQuAD-style data, long contexts in windows."""
+
+import numpy as np
+
+from kbert.metrics import squad_scores
+from kbert.tasks.fine_tuning_task import FineTuningTask
+from kbert.tasks.fine_tuning_task import model_limits
+from kbert.tasks.task_features import TaskFeatures
+
+# SQuAD scores in percent, as the official script reports them.
+QA_METRICS = ("exact_match", "f1")
+
+
+class QuestionAnsweringTask(FineTuningTask):
+    """SQuAD v1.1 / v2.0 question answering.
+
+    Each example becomes one training row per window of its context (see
+    `kbert.data.make_qa_windows`); a window is labelled with the token span of the
+    example's first answer, or with `[CLS]` (position 0) when the question has no
+    answer or the answer is not entirely inside the window, as in BERT's
+    `run_squad.py`. Evaluation asks the model's `answer` and scores the best span
+    with the official SQuAD exact match and F1 (percent).
+
+    Args:
+        doc_stride: context tokens between the starts of consecutive windows.
+        max_question_length: longer questions are truncated, with a warning.
+        max_answer_length: the longest answer `answer` may give, in tokens.
+    """
+
+    name = "qa"
+    metric = "exact_match"
+
+    def __init__(self, doc_stride=128, max_question_length=64, max_answer_length=30):
+        self.doc_stride = doc_stride
+        self.max_question_length = max_question_length
+        self.max_answer_length = max_answer_length
+
+    @property
+    def model_class(self):
+        from kbert.models.bert_question_answerer import BertQuestionAnswerer
+
+        return BertQuestionAnswerer
+
+    def read(self, path):
+        from kbert.data import read_squad
+
+        return read_squad(path)
+
+    def features(self, examples, tokenizer, label_names, max_length):
+        from kbert.data.qa_windows import char_span_to_token_span
+        from kbert.data.qa_windows import make_qa_windows
+
+        token_ids, segment_ids, starts, ends, example_indices = [], [], [], [], []
+        for index, example in enumerate(examples):
+            answer = None
+            if example.answers and not example.is_impossible:
+                answer = example.answers[0]
+            windows = make_qa_windows(
+                tokenizer,
+                example.question,
+                example.context,
+                max_length=max_length,
+                doc_stride=self.doc_stride,
+                max_question_length=self.max_question_length,
+            )
+            for window in windows:
+                start, end = 0, 0
+                if answer is not None:
+                    start, end = char_span_to_token_span(
+                        window, answer.start, answer.start + len(answer.text)
+                    )
+                token_ids.append(window.token_ids)
+                segment_ids.append(window.segment_ids)
+                starts.append(start)
+                ends.append(end)
+                example_indices.append(index)
+        return TaskFeatures(
+            token_ids=token_ids,
+            segment_ids=segment_ids,
+            labels={
+                "start_logits": np.array(starts, dtype=np.int32),
+                "end_logits": np.array(ends, dtype=np.int32),
+            },
+            example_indices=np.array(example_indices, dtype=np.int64),
+        )
+
+    def predict_answers(self, model, examples, max_length=None, batch_size=32):
+        """The best answer text (or "" for none) of every example, by example id."""
+        _, max_length = model_limits(model, max_length)
+        predictions = {}
+        for example in examples:
+            result = model.answer(
+                example.question,
+                example.context,
+                top_k=1,
+                max_answer_length=self.max_answer_length,
+                doc_stride=self.doc_stride,
+                max_length=max_length,
+                max_question_length=self.max_question_length,
+                batch_size=batch_size,
+            )
+            predictions[example.id] = "" if result.is_impossible else result.answers[0].text
+        return predictions
+
+    def evaluate(self, model, examples, max_length=None, batch_size=32):
+        """SQuAD exact match and F1 (percent) of `model`'s best answers on `examples`."""
+        predictions = self.predict_answers(model, examples, max_length, batch_size)
+        answers = {example.id: [answer.text for answer in example.answers] for example in examples}
+        scores = squad_scores(predictions, answers)
+        return {name: scores[name] for name in QA_METRICS}
+
+    def options(self):
+        return {
+            "task": self.name,
+            "doc_stride": self.doc_stride,
+            "max_question_length": self.max_question_length,
+            "max_answer_length": self.max_answer_length,
+        }

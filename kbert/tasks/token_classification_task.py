@@ -1,0 +1,139 @@
+"""Token classification (named entities, ...) on CoNLL-style data, one tag per word."""
+
+import logging
+
+import numpy as np
+
+from kbert.metrics import entity_scores
+from kbert.tasks.bucketed_dataset import IGNORED_LABEL
+from kbert.tasks.fine_tuning_task import FineTuningTask
+from kbert.tasks.fine_tuning_task import model_limits
+from kbert.tasks.fine_tuning_task import predict_features
+from kbert.tasks.task_features import TaskFeatures
+
+logger = logging.getLogger("kbert.tasks")
+
+# The tag predicted for a word the model did not see (cut off by truncation).
+OUTSIDE_TAG = "O"
+
+
+class TokenClassificationTask(FineTuningTask):
+    """Tagging words with BIO / IOB2 / BIOES labels, scored by entity F1.
+
+    The words of a sentence are joined with spaces and tokenized once; character
+    offsets tell which sub-words belong to which word. The first sub-word of each
+    word carries the word's tag and the others are ignored by the loss (-100), as
+    in BERT's NER experiments. Scores are entity-level over the words' tags, as
+    seqeval computes them.
+
+    Args:
+        token_column: column of the word in the CoNLL file.
+        tag_column: column of its tag (-1: the last).
+    """
+
+    name = "token-classification"
+    metric = "f1"
+
+    def __init__(self, token_column=0, tag_column=-1):
+        self.token_column = token_column
+        self.tag_column = tag_column
+
+    @property
+    def model_class(self):
+        from kbert.models.bert_token_classifier import BertTokenClassifier
+
+        return BertTokenClassifier
+
+    def read(self, path):
+        from kbert.data import read_conll
+
+        return read_conll(path, token_column=self.token_column, tag_column=self.tag_column)
+
+    def example_labels(self, example):
+        return example.tags
+
+    def label_names(self, examples, source="the training data"):
+        from kbert.data import label_names_from_tags
+
+        if not examples:
+            raise ValueError(f"{source} has no sentences.")
+        return list(label_names_from_tags([example.tags for example in examples]))
+
+    def features(self, examples, tokenizer, label_names, max_length):
+        texts, word_starts = [], []
+        for example in examples:
+            lengths = np.array([len(token) for token in example.tokens], dtype=np.int64)
+            # Word i starts after the previous words and one space after each.
+            word_starts.append(np.concatenate([[0], np.cumsum(lengths + 1)[:-1]]))
+            texts.append(" ".join(example.tokens))
+        encodings = tokenizer.encode_batch(texts, max_length=max_length)
+        tag_ids = None if label_names is None else {tag: i for i, tag in enumerate(label_names)}
+        labels, word_positions = [], []
+        for example, starts, encoding in zip(examples, word_starts, encodings):
+            in_text = encoding.sequence_ids == 0
+            word_of_token = np.where(
+                in_text, np.searchsorted(starts, encoding.offsets[:, 0], side="right") - 1, -1
+            )
+            previous = np.concatenate([[-1], word_of_token[:-1]])
+            first_pieces = np.flatnonzero(in_text & (word_of_token != previous))
+            positions = np.full(len(example.tokens), -1, dtype=np.int64)
+            positions[word_of_token[first_pieces]] = first_pieces
+            word_positions.append(positions)
+            if encoding.truncated:
+                logger.warning(
+                    "Sentence at line %s has more than %d tokens; it was truncated and its "
+                    "last %d of %d words are not labelled (they are predicted %r).",
+                    example.line,
+                    max_length,
+                    int(np.sum(positions < 0)),
+                    len(example.tokens),
+                    OUTSIDE_TAG,
+                )
+            if tag_ids is not None:
+                row = np.full(len(encoding), IGNORED_LABEL, dtype=np.int32)
+                labelled = positions >= 0
+                row[positions[labelled]] = [
+                    tag_ids[tag] for tag, kept in zip(example.tags, labelled) if kept
+                ]
+                labels.append(row)
+        return TaskFeatures(
+            token_ids=[encoding.token_ids for encoding in encodings],
+            segment_ids=[encoding.segment_ids for encoding in encodings],
+            labels=None if tag_ids is None else labels,
+            example_indices=np.arange(len(examples)),
+            word_positions=word_positions,
+        )
+
+    def predict_tags(self, model, examples, max_length=None, batch_size=32):
+        """The predicted tag of every word of every example: a list of lists of strings."""
+        tokenizer, max_length = model_limits(model, max_length)
+        features = self.features(examples, tokenizer, None, max_length)
+        logits = predict_features(
+            model, features, tokenizer, max_length, batch_size, sequence_outputs=True
+        )
+        label_names = model.label_names
+        predictions = []
+        for positions, row_logits in zip(features.word_positions, logits):
+            ids = np.argmax(row_logits, axis=-1)
+            predictions.append(
+                [label_names[ids[p]] if p >= 0 else OUTSIDE_TAG for p in positions.tolist()]
+            )
+        return predictions
+
+    def evaluate(self, model, examples, max_length=None, batch_size=32):
+        """Entity-level precision, recall and F1 of `model` on `examples`."""
+        if not model.label_names:
+            raise ValueError(
+                "Token classification needs a model with `label_names` (the tag strings). "
+                f"Received: label_names={model.label_names!r}"
+            )
+        self.check_labels(examples, model.label_names, "the evaluation data")
+        predicted = self.predict_tags(model, examples, max_length, batch_size)
+        return entity_scores([list(example.tags) for example in examples], predicted)
+
+    def options(self):
+        return {
+            "task": self.name,
+            "token_column": self.token_column,
+            "tag_column": self.tag_column,
+        }

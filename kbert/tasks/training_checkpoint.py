@@ -1,0 +1,122 @@
+"""Everything needed to resume fine-tuning, in one file replaced atomically."""
+
+import json
+import os
+import pathlib
+
+import keras
+import numpy as np
+
+from kbert.presets.weights_file import read_weights
+from kbert.presets.weights_file import write_weights
+
+CHECKPOINT_FORMAT_VERSION = 1
+
+# The JSON state travels as UTF-8 bytes in the weights file, so that one file (written
+# beside its target, then renamed over it) holds the whole checkpoint: a crash leaves
+# either the previous checkpoint or the new one, never a mix.
+_STATE_KEY = "state_json"
+
+
+class TrainingCheckpoint:
+    """A training checkpoint: model variables, optimizer variables and a JSON state.
+
+    The model variables include the random-seed states of the dropout layers
+    (`model.variables`, not only `model.weights`), so dropout continues where it
+    stopped. The file is kbert's HDF5 weights format (plain numeric arrays, read
+    with the same checks as presets).
+
+    Args:
+        path: the checkpoint file.
+    """
+
+    def __init__(self, path):
+        self.path = pathlib.Path(path)
+
+    def exists(self):
+        return self.path.is_file()
+
+    def save(self, model, state):
+        """Writes the variables of `model` and its optimizer with the JSON-able `state`.
+
+        On JAX, call this between training steps only after `model.jax_state_sync()`
+        (done here): during `fit`, JAX keeps the live state outside the variables.
+        """
+        if hasattr(model, "jax_state_sync"):
+            model.jax_state_sync()
+        model_variables = model.variables
+        optimizer_variables = model.optimizer.variables if model.optimizer else []
+        state = dict(state)
+        state["format_version"] = CHECKPOINT_FORMAT_VERSION
+        state["model_variables"] = _describe(model_variables)
+        state["optimizer_variables"] = _describe(optimizer_variables)
+        arrays = {_STATE_KEY: np.frombuffer(json.dumps(state).encode("utf-8"), dtype=np.uint8)}
+        for prefix, variables in (("model", model_variables), ("optimizer", optimizer_variables)):
+            for index, variable in enumerate(variables):
+                arrays[f"{prefix}/{index:06d}"] = keras.ops.convert_to_numpy(variable)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        staging = self.path.with_name(f".{self.path.name}.tmp-{os.getpid()}")
+        try:
+            write_weights(staging, arrays)
+            with open(staging, "rb") as handle:
+                os.fsync(handle.fileno())
+            os.replace(staging, self.path)
+        except BaseException:
+            staging.unlink(missing_ok=True)
+            raise
+
+    def read_state(self):
+        """The JSON state of the checkpoint, without loading any variable."""
+        state, _ = self._read()
+        return state
+
+    def restore(self, model):
+        """Assigns the checkpoint's variables to `model` and its (compiled) optimizer.
+
+        Returns:
+            The JSON state.
+
+        Raises:
+            ValueError: when the checkpoint's variables do not fit the model.
+        """
+        state, arrays = self._read()
+        optimizer = model.optimizer
+        if not optimizer.built:
+            optimizer.build(model.trainable_variables)
+        for prefix, variables in (("model", model.variables), ("optimizer", optimizer.variables)):
+            expected = state[f"{prefix}_variables"]
+            found = _describe(variables)
+            if [shape for _, shape in expected] != [shape for _, shape in found]:
+                raise ValueError(
+                    f"The training checkpoint {str(self.path)!r} does not fit this model: it "
+                    f"holds {len(expected)} {prefix} variables, the model has {len(found)} "
+                    f"(first difference: {_first_difference(expected, found)})."
+                )
+            for index, variable in enumerate(variables):
+                variable.assign(arrays[f"{prefix}/{index:06d}"])
+        return state
+
+    def _read(self):
+        if not self.exists():
+            raise ValueError(f"No training checkpoint at {str(self.path)!r}.")
+        arrays = read_weights(self.path)
+        if _STATE_KEY not in arrays:
+            raise ValueError(f"{str(self.path)!r} is not a kbert training checkpoint.")
+        state = json.loads(np.asarray(arrays.pop(_STATE_KEY)).tobytes().decode("utf-8"))
+        if state.get("format_version") != CHECKPOINT_FORMAT_VERSION:
+            raise ValueError(
+                f"{str(self.path)!r} has checkpoint format {state.get('format_version')!r}; "
+                f"this kbert reads format {CHECKPOINT_FORMAT_VERSION}."
+            )
+        return state, arrays
+
+
+def _describe(variables):
+    return [[variable.path, list(variable.shape)] for variable in variables]
+
+
+def _first_difference(expected, found):
+    for index, (old, new) in enumerate(zip(expected, found)):
+        if old[1] != new[1]:
+            return f"variable {index}: {old[0]} {old[1]} vs {new[0]} {new[1]}"
+    return "a different number of variables"
