@@ -6,15 +6,18 @@ from kbert.commands import EXIT_OK
 def add_parser(subparsers):
     parser = subparsers.add_parser(
         "convert",
-        help="convert a checkpoint (Hugging Face BERT folder) into a kbert preset",
+        help="convert a Hugging Face, Google or keras-hub BERT checkpoint into a kbert preset",
         description=(
-            "Convert the checkpoint folder SRC into a kbert preset folder DST. The format "
-            "is detected; a Hugging Face folder (config.json with model.safetensors or "
+            "Convert the checkpoint SRC into a kbert preset folder DST. The format is "
+            "detected: a Hugging Face folder (config.json with model.safetensors or "
             "pytorch_model.bin, plus vocab.txt or tokenizer.json) keeps every head its "
-            "`architectures` names."
+            "`architectures` names; an original google-research/bert folder "
+            "(bert_model.ckpt.*, bert_config.json, vocab.txt) keeps the pretraining heads; "
+            "a keras-hub preset keeps its masked-LM or classifier head. SRC may also be a "
+            "published checkpoint name such as bert-base-uncased (fetched once, then cached)."
         ),
     )
-    parser.add_argument("src", metavar="SRC", help="checkpoint folder to read")
+    parser.add_argument("src", metavar="SRC", help="checkpoint folder or published name")
     parser.add_argument("dst", metavar="DST", help="preset folder to write")
     parser.add_argument(
         "--overwrite",
