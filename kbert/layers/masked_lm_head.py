@@ -53,6 +53,24 @@ class MaskedLMHead(keras.layers.Layer):
             epsilon=layer_norm_epsilon, dtype=self.dtype_policy, name="layer_norm"
         )
 
+    @classmethod
+    def for_backbone(cls, backbone, activation=None, layer_norm_epsilon=None, **kwargs):
+        """The head for `backbone`: tied to its token embedding, in its dtype policy.
+
+        `activation` and `layer_norm_epsilon` default to the backbone's, as in BERT.
+        """
+        config = backbone.bert_config
+        return cls(
+            backbone.token_embedding,
+            activation=config.activation if activation is None else activation,
+            layer_norm_epsilon=(
+                config.layer_norm_epsilon if layer_norm_epsilon is None else layer_norm_epsilon
+            ),
+            initializer_range=config.initializer_range,
+            dtype=backbone.dtype_policy,
+            **kwargs,
+        )
+
     def build(self, sequence_output_shape, mask_positions_shape=None):
         shape = (None, None, self.hidden_size)
         self.transform_dense.build(shape)

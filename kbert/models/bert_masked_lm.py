@@ -24,19 +24,12 @@ class BertMaskedLM(BertTask):
     head_layer_names = ("masked_lm_head",)
 
     def __init__(self, backbone, head_activation=None, head_layer_norm_epsilon=None, **kwargs):
-        config = backbone.bert_config
-        head_activation = config.activation if head_activation is None else head_activation
-        if head_layer_norm_epsilon is None:
-            head_layer_norm_epsilon = config.layer_norm_epsilon
         # === Layers ===
-        masked_lm_head = MaskedLMHead(
-            backbone.token_embedding,
-            activation=head_activation,
-            layer_norm_epsilon=head_layer_norm_epsilon,
-            initializer_range=config.initializer_range,
-            dtype=backbone.dtype_policy,
-            name="masked_lm_head",
+        masked_lm_head = MaskedLMHead.for_backbone(
+            backbone, head_activation, head_layer_norm_epsilon, name="masked_lm_head"
         )
+        head_activation = masked_lm_head.activation
+        head_layer_norm_epsilon = masked_lm_head.layer_norm_epsilon
         # === Functional model ===
         inputs = self._task_inputs(backbone)
         backbone_inputs = {key: inputs[key] for key in backbone.input}

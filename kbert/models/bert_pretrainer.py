@@ -30,18 +30,12 @@ class BertPretrainer(BertTask):
 
     def __init__(self, backbone, head_activation=None, head_layer_norm_epsilon=None, **kwargs):
         config = backbone.bert_config
-        head_activation = config.activation if head_activation is None else head_activation
-        if head_layer_norm_epsilon is None:
-            head_layer_norm_epsilon = config.layer_norm_epsilon
         # === Layers ===
-        masked_lm_head = MaskedLMHead(
-            backbone.token_embedding,
-            activation=head_activation,
-            layer_norm_epsilon=head_layer_norm_epsilon,
-            initializer_range=config.initializer_range,
-            dtype=backbone.dtype_policy,
-            name="masked_lm_head",
+        masked_lm_head = MaskedLMHead.for_backbone(
+            backbone, head_activation, head_layer_norm_epsilon, name="masked_lm_head"
         )
+        head_activation = masked_lm_head.activation
+        head_layer_norm_epsilon = masked_lm_head.layer_norm_epsilon
         next_sentence_head = keras.layers.Dense(
             2,
             kernel_initializer=keras.initializers.TruncatedNormal(
