@@ -22,3 +22,30 @@ def float16_attention_needs_float32():
     import jax
 
     return jax.default_backend() == "cpu"
+
+
+def describe_device():
+    """The backend and the device that runs the model, in words, e.g. "JAX on CPU".
+
+    For status lines (the desktop app shows it); asks the backend, never guesses.
+    """
+    backend = keras.config.backend()
+    if backend == "jax":
+        import jax
+
+        device = jax.devices()[0]
+        kind = getattr(device, "device_kind", "") or device.platform
+        where = device.platform.upper() if device.platform == "cpu" else kind
+        return f"JAX on {where}" + (f" (×{jax.device_count()})" if jax.device_count() > 1 else "")
+    if backend == "torch":
+        import torch
+
+        if torch.cuda.is_available():
+            return f"PyTorch on {torch.cuda.get_device_name(0)}"
+        return "PyTorch on CPU"
+    if backend == "tensorflow":
+        import tensorflow as tf
+
+        gpus = tf.config.list_logical_devices("GPU")
+        return f"TensorFlow on {'GPU ' + gpus[0].name if gpus else 'CPU'}"
+    return f"{backend} backend"

@@ -1,0 +1,77 @@
+"""What every tab of the app shares: the model, the worker pools, the status line."""
+
+from PySide6.QtCore import QObject
+from PySide6.QtCore import Signal
+
+from gui.model_store import ModelStore
+from gui.worker import Worker
+from gui.worker_pool import WorkerPool
+
+
+class AppContext(QObject):
+    """The services a tab is built with (`SomeTab(context)`).
+
+    - `models`: the `ModelStore` (current model, cached task models).
+    - `inference_pool`: a serial `WorkerPool` for every prediction, so that a model is
+      never called from two threads at once.
+    - `training_pool`: a serial `WorkerPool` for fine-tuning, so predictions stay
+      responsive while a model trains.
+
+    Signals:
+        status_message(str): a line for the status bar.
+        environment_ready(str): the backend and device, once Keras has loaded.
+        tab_requested(str): a tab asks the window to show the tab with this `key`.
+
+    Args:
+        models: the `ModelStore`; default a new one on the `demo` preset.
+        parent: the owning QObject.
+    """
+
+    status_message = Signal(str)
+    environment_ready = Signal(str)
+    tab_requested = Signal(str)
+
+    def __init__(self, models=None, parent=None):
+        super().__init__(parent)
+        self.models = models if models is not None else ModelStore(parent=self)
+        self.inference_pool = WorkerPool(max_threads=1, parent=self)
+        self.training_pool = WorkerPool(max_threads=1, parent=self)
+        self.environment = None
+
+    def run_inference(self, function, *args, **kwargs):
+        """Queues `function(worker, *args, **kwargs)` on the inference pool; returns the
+        `Worker` (connect its `signals` before control returns to the event loop)."""
+        return self.inference_pool.start(Worker(function, *args, **kwargs))
+
+    def run_training(self, function, *args, **kwargs):
+        """Queues `function(worker, ...)` on the training pool; returns the `Worker`."""
+        return self.training_pool.start(Worker(function, *args, **kwargs))
+
+    def open_model(self, source, tab_key):
+        """Makes `source` the current model and shows the tab `tab_key`."""
+        self.models.set_source(source)
+        self.tab_requested.emit(tab_key)
+
+    def load_environment(self):
+        """Imports Keras off the UI thread and reports the backend and device."""
+        worker = self.run_inference(_describe_environment)
+        worker.signals.result.connect(self._set_environment)
+        worker.signals.error.connect(lambda message: self.status_message.emit(message))
+        return worker
+
+    def _set_environment(self, description):
+        self.environment = description
+        self.environment_ready.emit(description)
+
+    def stop_all(self, timeout_ms):
+        """Asks every worker to stop and waits; True if all finished in time."""
+        for pool in (self.training_pool, self.inference_pool):
+            pool.cancel_all()
+        half = max(timeout_ms // 2, 1)
+        return all(pool.wait_for_done(half) for pool in (self.training_pool, self.inference_pool))
+
+
+def _describe_environment(worker):
+    from kbert.platform_support import describe_device
+
+    return describe_device()

@@ -1,0 +1,126 @@
+"""Which model the app works with, and the task models loaded from it."""
+
+import hashlib
+import pathlib
+import threading
+
+from PySide6.QtCore import QObject
+from PySide6.QtCore import QSettings
+from PySide6.QtCore import QStandardPaths
+from PySide6.QtCore import Signal
+
+from gui import DEFAULT_PRESET
+
+RECENT_KEY = "models/recent"
+MAX_RECENT = 8
+
+
+class ModelStore(QObject):
+    """The app's current model (a preset name or folder) and a cache of task models.
+
+    The UI thread only sets and reads the *source* (`set_source`, `source`); the
+    loading happens in workers, through `model(class_name)`, which imports Keras on
+    first use, converts a non-kbert checkpoint folder (Hugging Face, Google,
+    keras-hub) into a cached preset once, and loads the task class from it. A
+    pretrainer preset serves every task class: missing heads start fresh and are
+    listed in the model's `freshly_initialized_heads`.
+
+    Signals:
+        source_changed(str): the user picked another model.
+
+    Args:
+        source: the first model; default the bundled `demo` preset.
+        settings: the `QSettings` holding the recent list (default: the app's).
+        cache_dir: where converted checkpoints go (default: the app's cache folder).
+        parent: the owning QObject.
+    """
+
+    source_changed = Signal(str)
+
+    def __init__(self, source=DEFAULT_PRESET, settings=None, cache_dir=None, parent=None):
+        super().__init__(parent)
+        self._source = str(source)
+        self._settings = settings if settings is not None else QSettings()
+        if cache_dir is None:
+            location = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.CacheLocation)
+            cache_dir = pathlib.Path(location or pathlib.Path.home() / ".cache" / "kbert") / "converted"
+        self._cache_dir = pathlib.Path(cache_dir)
+        self._models = {}
+        self._lock = threading.Lock()
+
+    @property
+    def source(self):
+        return self._source
+
+    def set_source(self, source):
+        """Makes `source` (a preset name or a checkpoint folder) the current model."""
+        source = str(source)
+        self._remember(source)
+        if source != self._source:
+            self._source = source
+            self.source_changed.emit(source)
+
+    def recent_sources(self):
+        """Models picked before, newest first."""
+        value = self._settings.value(RECENT_KEY, [])
+        if isinstance(value, str):
+            value = [value]
+        return [str(item) for item in value or []]
+
+    def _remember(self, source):
+        recent = [source] + [item for item in self.recent_sources() if item != source]
+        self._settings.setValue(RECENT_KEY, recent[:MAX_RECENT])
+
+    # --- Worker side ------------------------------------------------------------------
+
+    def model(self, class_name, source=None):
+        """The `kbert.models.<class_name>` loaded from `source` (default: current).
+
+        Call from a worker thread: it may import Keras, convert a checkpoint and read
+        weights. Models are cached per (class, source).
+        """
+        source = self._source if source is None else str(source)
+        key = (class_name, source)
+        with self._lock:
+            if key not in self._models:
+                import kbert.models
+
+                model_class = getattr(kbert.models, class_name)
+                model = model_class.from_preset(self.preset_folder(source))
+                if model.tokenizer is None:
+                    raise ValueError(
+                        f"The model {source!r} has no vocabulary (vocab.txt), so its texts "
+                        "cannot be tokenized."
+                    )
+                self._models[key] = model
+            return self._models[key]
+
+    def forget(self, source):
+        """Drops cached models of `source` (it was retrained or rewritten)."""
+        with self._lock:
+            for key in [key for key in self._models if key[1] == str(source)]:
+                del self._models[key]
+
+    def preset_folder(self, source):
+        """A kbert preset for `source`: itself, or its conversion (made once, cached)."""
+        from kbert.presets import BUILTIN_PRESETS
+
+        path = pathlib.Path(source).expanduser()
+        if not path.exists() and source in BUILTIN_PRESETS:
+            return source
+        if not path.is_dir():
+            raise ValueError(
+                f"No model at {source!r}: pick a preset folder, a Hugging Face, Google or "
+                f"keras-hub checkpoint folder, or a built-in preset ({sorted(BUILTIN_PRESETS)})."
+            )
+        from kbert.checkpoints import convert
+        from kbert.presets.preset_writer import is_kbert_preset
+
+        if is_kbert_preset(path):
+            return path
+
+        stamp = f"{path.resolve()}:{max(item.stat().st_mtime_ns for item in path.iterdir())}"
+        converted = self._cache_dir / hashlib.sha256(stamp.encode()).hexdigest()[:16]
+        if not converted.is_dir():
+            convert(path, converted)
+        return converted
