@@ -8,7 +8,7 @@
 #
 # Usage: scripts/build_demo_model.sh            (writes assets/demo/)
 # Settings through the environment (defaults in brackets):
-#   OUTPUT [assets/demo]   WORK [build/demo]   SIZE [mini]   VOCAB_SIZE [8000]
+#   OUTPUT [assets/demo]   HELDOUT_OUTPUT [assets/demo-heldout]   WORK [build/demo]   SIZE [mini]   VOCAB_SIZE [8000]
 #   STEPS [20000]   BATCH_SIZE [64]   LEARNING_RATE [5e-4]   WARMUP_STEPS [1000]
 #   MAX_SEQ_LENGTH [128]   DUPE_FACTOR [5]   SEED [12345]   EXTRA_PRETRAIN_ARGS []
 # A tiny trial run:  OUTPUT=/tmp/demo WORK=/tmp/demo-work STEPS=200 scripts/build_demo_model.sh
@@ -17,6 +17,7 @@ set -euo pipefail
 
 cd "$(dirname "$0")/.."
 OUTPUT=${OUTPUT:-assets/demo}
+HELDOUT_OUTPUT=${HELDOUT_OUTPUT:-assets/demo-heldout}
 WORK=${WORK:-build/demo}
 SIZE=${SIZE:-mini}
 VOCAB_SIZE=${VOCAB_SIZE:-8000}
@@ -79,6 +80,23 @@ kbert evaluate-pretraining --model "$WORK/run/model" --data "$WORK/shards-heldou
 stage "writing $OUTPUT"
 rm -rf "$OUTPUT.tmp" && cp -r "$WORK/run/model" "$OUTPUT.tmp"
 cp "$WORK/heldout_scores.json" "$OUTPUT.tmp/heldout_scores.json"
+# The metadata names the data by what it is, not by this machine's paths.
+python - "$OUTPUT.tmp/metadata.json" <<'PYTHON'
+import json, sys
+path = sys.argv[1]
+metadata = json.load(open(path))
+metadata["pretraining"]["train_data"] = (
+    "Jane Austen's novels (Debian r-cran-janeaustenr), 9 of every 10 chapters: "
+    "scripts/build_demo_model.sh"
+)
+metadata["pretraining"]["eval_data"] = "assets/demo-heldout (every 10th chapter)"
+with open(path, "w") as handle:
+    json.dump(metadata, handle, indent=2)
+    handle.write("\n")
+PYTHON
 rm -rf "$OUTPUT" && mv "$OUTPUT.tmp" "$OUTPUT"
-du -sh "$OUTPUT" >&2
+# The held-out shards ship too, so anyone can re-run the evaluation:
+#   kbert evaluate-pretraining --model demo --data assets/demo-heldout
+rm -rf "$HELDOUT_OUTPUT" && cp -r "$WORK/shards-heldout" "$HELDOUT_OUTPUT"
+du -sh "$OUTPUT" "$HELDOUT_OUTPUT" >&2
 stage "done"

@@ -16,8 +16,12 @@ logger = logging.getLogger("kbert.presets")
 
 ASSETS_DIR = pathlib.Path(__file__).resolve().parents[2] / "assets"
 
-# Built-in presets: name -> folder. Later issues add the bundled demo model here.
-BUILTIN_PRESETS = {}
+# Built-in presets: name -> folder.
+BUILTIN_PRESETS = {
+    # BERT-tiny pretrained by kbert on Jane Austen's novels (scripts/build_demo_model.sh);
+    # the default model of the command line and the app.
+    "demo": ASSETS_DIR / "demo",
+}
 
 CONFIG_FILE = "config.json"
 WEIGHTS_FILE = "model.weights.h5"

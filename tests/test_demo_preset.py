@@ -1,0 +1,51 @@
+"""The bundled demo model: registered, small, answers, and its published scores are real."""
+
+import json
+import pathlib
+
+import keras
+import pytest
+
+from kbert.cli import main
+from kbert.models import BertMaskedLM
+from kbert.presets import BUILTIN_PRESETS
+from kbert.presets import resolve_preset
+
+ASSETS = pathlib.Path(__file__).resolve().parents[1] / "assets"
+MAX_PRESET_BYTES = 25 * 1024 * 1024
+
+
+def test_demo_is_a_builtin_preset_of_at_most_25_megabytes():
+    folder = resolve_preset("demo")
+    assert folder == pathlib.Path(BUILTIN_PRESETS["demo"]) == ASSETS / "demo"
+    size = sum(path.stat().st_size for path in folder.rglob("*") if path.is_file())
+    assert 0 < size <= MAX_PRESET_BYTES
+    assert {"config.json", "model.weights.h5", "vocab.txt", "heldout_scores.json"} <= {
+        path.name for path in folder.iterdir()
+    }
+
+
+def test_demo_fills_masks_with_its_austen_vocabulary():
+    model = BertMaskedLM.from_preset("demo")
+    assert model.freshly_initialized_heads == []
+    result = model.fill_mask("Elizabeth was [MASK] to see her sister.", top_k=5)
+    candidates = result.masks[0].candidates
+    assert len(candidates) == 5
+    assert all(0 < candidate.probability <= 1 for candidate in candidates)
+    assert "elizabeth" in model.tokenizer.vocabulary
+
+
+@pytest.mark.skipif(
+    keras.config.backend() != "jax",
+    reason="one backend suffices: the scores were measured on JAX; parity tests cover the others",
+)
+def test_published_heldout_scores_are_what_the_evaluation_command_measures(capsys):
+    published = json.loads((ASSETS / "demo" / "heldout_scores.json").read_text())
+    status = main(
+        ["evaluate-pretraining", "--model", "demo", "--data", str(ASSETS / "demo-heldout"), "--json"]
+    )
+    assert status == 0
+    measured = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    for name in ("mlm_accuracy", "nsp_accuracy"):
+        assert measured[name] == pytest.approx(published[name], abs=1e-4)
+    assert measured["instances"] == published["instances"]
