@@ -1,0 +1,136 @@
+"""Which column of a CSV/TSV/JSON Lines file holds the text, the second text and the label."""
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QCheckBox
+from PySide6.QtWidgets import QComboBox
+from PySide6.QtWidgets import QFormLayout
+from PySide6.QtWidgets import QWidget
+
+# Usual column names, most likely first (GLUE, SNLI, IMDb, Hugging Face datasets).
+TEXT_NAMES = ("text", "sentence", "sentence1", "premise", "question", "review", "content", "text_a")
+PAIR_NAMES = ("pair", "sentence2", "hypothesis", "text_b", "text_pair", "second", "answer")
+LABEL_NAMES = ("label", "labels", "class", "category", "target", "gold_label", "y")
+
+
+class ColumnMappingForm(QWidget):
+    """Three combo boxes mapping the file's columns to text, text pair and label.
+
+    `set_columns(columns)` offers a file's columns and guesses the mapping from their
+    names; `mapping()` returns it as `kbert.data.read_classification` and
+    `kbert.tasks.make_task` take it: column names, or 0-based positions for a
+    CSV/TSV file without a header row. The pair row shows only for text-pair
+    classification (`set_pair_visible`).
+
+    Signals:
+        mapping_changed(): the user (or `set_columns`) changed the mapping.
+        header_changed(bool): the "first row is a header" box was toggled.
+    """
+
+    mapping_changed = Signal()
+    header_changed = Signal(bool)
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self._columns = ()
+        self._filling = False
+        self.text_box = self._combo("textColumn", "The column holding the text to classify.")
+        self.pair_box = self._combo(
+            "pairColumn", "The column holding the second text of each pair (e.g. the hypothesis)."
+        )
+        self.label_box = self._combo(
+            "labelColumn", "The column holding the label; labels may be words or integers."
+        )
+        self.header_box = QCheckBox("First row is a header")
+        self.header_box.setObjectName("headerRow")
+        self.header_box.setChecked(True)
+        self.header_box.setToolTip(
+            "Whether the first row of a CSV/TSV file names the columns. Without a header, "
+            "columns are picked by position. JSON Lines records are always read by key."
+        )
+        self.header_box.toggled.connect(self.header_changed)
+
+        layout = QFormLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addRow("Text column:", self.text_box)
+        layout.addRow("Pair column:", self.pair_box)
+        layout.addRow("Label column:", self.label_box)
+        layout.addRow("", self.header_box)
+        self._layout = layout
+
+    def _combo(self, name, tooltip):
+        box = QComboBox()
+        box.setObjectName(name)
+        box.setToolTip(tooltip)
+        box.setMinimumContentsLength(12)
+        box.currentIndexChanged.connect(self._changed)
+        return box
+
+    def _changed(self):
+        if not self._filling:
+            self.mapping_changed.emit()
+
+    def set_pair_visible(self, visible):
+        """Shows the pair row (text-pair classification) or hides it."""
+        self._layout.setRowVisible(self.pair_box, visible)
+        self.mapping_changed.emit()
+
+    def set_header_option_visible(self, visible):
+        """Shows the header checkbox (CSV/TSV) or hides it (JSON Lines)."""
+        self._layout.setRowVisible(self.header_box, visible)
+
+    def has_header(self):
+        return self.header_box.isChecked()
+
+    def columns(self):
+        return self._columns
+
+    def set_columns(self, columns):
+        """Offers `columns`, keeping the current choices where the names still exist."""
+        columns = tuple(columns)
+        if columns == self._columns:
+            return
+        previous = {
+            box: box.currentText() for box in (self.text_box, self.pair_box, self.label_box)
+        }
+        self._filling = True
+        try:
+            self._columns = columns
+            for box, names, fallback in (
+                (self.text_box, TEXT_NAMES, 0),
+                (self.pair_box, PAIR_NAMES, 1),
+                (self.label_box, LABEL_NAMES, len(columns) - 1),
+            ):
+                box.clear()
+                box.addItems(columns)
+                box.setCurrentIndex(_guess(columns, previous[box], names, fallback))
+        finally:
+            self._filling = False
+        self.mapping_changed.emit()
+
+    def mapping(self):
+        """`{"text_column", "pair_column", "label_column"}`: names, or positions without
+        a header row; `pair_column` is None unless the pair row is shown. None while
+        there are no columns."""
+        if not self._columns:
+            return None
+        by_position = not self.header_box.isChecked() and self._layout.isRowVisible(self.header_box)
+
+        def column(box):
+            return box.currentIndex() if by_position else box.currentText()
+
+        pair_visible = self._layout.isRowVisible(self.pair_box)
+        return {
+            "text_column": column(self.text_box),
+            "pair_column": column(self.pair_box) if pair_visible else None,
+            "label_column": column(self.label_box),
+        }
+
+
+def _guess(columns, previous, names, fallback):
+    if previous in columns:
+        return columns.index(previous)
+    lowered = [column.lower() for column in columns]
+    for name in names:
+        if name in lowered:
+            return lowered.index(name)
+    return min(max(fallback, 0), len(columns) - 1) if columns else -1

@@ -1,0 +1,327 @@
+"""The first rows of a training file and what kbert's reader thinks of the whole file.
+
+Worker side: reads files (standard library and kbert's light readers only, no Keras),
+so `TrainingDataPreview.load` may run on any thread.
+"""
+
+import csv
+import dataclasses
+import io
+import json
+import pathlib
+import re
+
+# The data each task of the fine-tuning tab reads ("masked-lm" is continued masked-LM
+# pretraining on plain text): a table (CSV/TSV/JSON Lines), CoNLL, SQuAD JSON or text.
+DATA_KINDS = {
+    "classification": "table",
+    "pair-classification": "table",
+    "token-classification": "conll",
+    "qa": "squad",
+    "masked-lm": "text",
+}
+# Formats of table files by extension, as `kbert.data.read_classification` reads them.
+_TABLE_FORMATS = {
+    ".csv": "csv",
+    ".tsv": "tsv",
+    ".jsonl": "jsonl",
+    ".json": "jsonl",
+    ".ndjson": "jsonl",
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class TrainingDataPreview:
+    """A training file's first rows and its validation by kbert's reader.
+
+    Built by `load` (in a worker); shown by `DataPreviewModel` and the tab.
+
+    Attributes:
+        path: the file.
+        kind: "table", "conll", "squad" or "text" (see `DATA_KINDS`).
+        file_columns: the columns a table file offers for mapping (header names, or
+            "column 1", ... without a header row); empty for other kinds.
+        headers: the preview's column titles.
+        rows: the preview rows, tuples of strings.
+        lines: the file line where each row starts (None where unknown, as in SQuAD).
+        summary: a line about the whole file ("120 examples; labels: neg, pos").
+        error: the reader's message for the first problem, or None.
+        error_line: the line it names, or None.
+    """
+
+    path: str
+    kind: str
+    file_columns: tuple = ()
+    headers: tuple = ()
+    rows: tuple = ()
+    lines: tuple = ()
+    summary: str = ""
+    error: str = None
+    error_line: int = None
+
+    @classmethod
+    def load(cls, path, task_name, columns=None, has_header=True, max_rows=200):
+        """Reads the first `max_rows` rows of `path` and validates the whole file.
+
+        Args:
+            path: the training (or evaluation) file.
+            task_name: a key of `DATA_KINDS`.
+            columns: for tables, `{"text_column", "pair_column", "label_column"}` as
+                `read_classification` takes them; None previews the raw rows only.
+            has_header: whether a CSV/TSV file starts with a header row.
+            max_rows: rows to preview.
+
+        Returns:
+            a `TrainingDataPreview`. Problems with the data are in `error`; a file
+            that cannot be opened raises `OSError`.
+        """
+        if task_name not in DATA_KINDS:
+            raise ValueError(
+                f"`task_name` must be one of {sorted(DATA_KINDS)}. Received: {task_name!r}"
+            )
+        path = str(path)
+        if not pathlib.Path(path).is_file():
+            raise ValueError(f"No file at {path!r}.")
+        kind = DATA_KINDS[task_name]
+        loader = {
+            "table": _load_table,
+            "conll": _load_conll,
+            "squad": _load_squad,
+            "text": _load_text,
+        }[kind]
+        if kind == "table":
+            return loader(path, columns, has_header, max_rows)
+        return loader(path, max_rows)
+
+    @property
+    def ok(self):
+        return self.error is None
+
+
+def error_line(path, message):
+    """The line number a kbert reader's message names for `path` ("path:12: ..."), or None."""
+    match = re.match(re.escape(str(path)) + r":(\d+)(?::\d+)?:", message)
+    return int(match.group(1)) if match else None
+
+
+def _cell(value):
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+def _raw_table(path, file_format, has_header, max_rows, wanted_line=None):
+    """`(file_columns, rows, lines)` of a table file, read without checks.
+
+    Stops at `max_rows` rows (or at a record it cannot parse); `wanted_line`, when
+    beyond them, adds the record that starts on that line.
+    """
+    from kbert.data.text_file import numbered_lines
+    from kbert.data.text_file import read_text_file
+
+    text = read_text_file(path)
+    rows, lines, extra = [], [], None
+    if file_format == "jsonl":
+        keys = []
+        for line, content in numbered_lines(text):
+            if not content.strip():
+                continue
+            try:
+                record = json.loads(content)
+            except json.JSONDecodeError:
+                record = {"(invalid JSON)": content}
+            if not isinstance(record, dict):
+                record = {"(not an object)": content}
+            keys.extend(key for key in record if key not in keys)
+            if len(rows) < max_rows:
+                rows.append(record)
+                lines.append(line)
+            elif line == wanted_line:
+                extra = (record, line)
+            elif wanted_line is None or line > wanted_line:
+                break
+        if extra is not None:
+            rows.append(extra[0])
+            lines.append(extra[1])
+        table = [tuple(_cell(record.get(key, "")) for key in keys) for record in rows]
+        return tuple(keys), table, lines
+
+    if file_format == "csv":
+        reader = csv.reader(io.StringIO(text, newline=""))
+    else:
+        reader = csv.reader(io.StringIO(text, newline=""), delimiter="\t", quoting=csv.QUOTE_NONE)
+    header, previous_line = None, 0
+    while True:
+        try:
+            row = next(reader)
+        except (StopIteration, csv.Error):
+            break
+        line, previous_line = previous_line + 1, reader.line_num
+        if not row:
+            continue
+        if header is None:
+            header = row if has_header else [f"column {index + 1}" for index in range(len(row))]
+            if has_header:
+                continue
+        if len(rows) < max_rows:
+            rows.append(row)
+            lines.append(line)
+        elif line == wanted_line:
+            rows.append(row)
+            lines.append(line)
+            break
+        elif wanted_line is None or line > wanted_line:
+            break
+    header = header or []
+    width = len(header)
+    table = [
+        tuple(row[:width]) + ("",) * (width - len(row)) if width else tuple(row) for row in rows
+    ]
+    return tuple(header), table, lines
+
+
+def _load_table(path, columns, has_header, max_rows):
+    from kbert.data import classification_label_names
+    from kbert.data import read_classification
+
+    suffix = pathlib.Path(path).suffix.lower()
+    if suffix not in _TABLE_FORMATS:
+        return TrainingDataPreview(
+            path,
+            "table",
+            error=f"{path}: a table file must end in {', '.join(sorted(_TABLE_FORMATS))}.",
+        )
+    file_format = _TABLE_FORMATS[suffix]
+    if file_format == "jsonl":
+        has_header = True
+    file_columns, rows, lines = _raw_table(path, file_format, has_header, max_rows)
+    if columns is None:
+        return TrainingDataPreview(
+            path,
+            "table",
+            file_columns,
+            file_columns,
+            tuple(rows),
+            tuple(lines),
+            f"{len(rows)} rows shown",
+        )
+    try:
+        examples = read_classification(path, format=file_format, **columns)
+    except ValueError as problem:
+        message = str(problem)
+        line = error_line(path, message)
+        if line is not None and line not in lines:
+            file_columns, rows, lines = _raw_table(path, file_format, has_header, max_rows, line)
+        return TrainingDataPreview(
+            path, "table", file_columns, file_columns, tuple(rows), tuple(lines), "", message, line
+        )
+    labels = classification_label_names(examples)
+    summary = f"{len(examples)} examples; {len(labels)} labels: {', '.join(labels[:12])}"
+    if len(labels) > 12:
+        summary += ", …"
+    return TrainingDataPreview(
+        path, "table", file_columns, file_columns, tuple(rows), tuple(lines), summary
+    )
+
+
+def _raw_lines(path, max_rows, wanted_line=None):
+    """`(rows, lines)`: the file's first lines as one-cell rows (plus `wanted_line`)."""
+    rows, lines = [], []
+    with open(path, encoding="utf-8-sig", errors="replace", newline="") as file:
+        for number, content in enumerate(file, start=1):
+            if number <= max_rows or number == wanted_line:
+                rows.append((content.rstrip("\r\n"),))
+                lines.append(number)
+            elif wanted_line is None or number > wanted_line:
+                break
+    return rows, lines
+
+
+def _failed(path, kind, message, max_rows):
+    line = error_line(path, message)
+    rows, lines = _raw_lines(path, max_rows, line)
+    return TrainingDataPreview(
+        path, kind, (), ("line",), tuple(rows), tuple(lines), "", message, line
+    )
+
+
+def _load_conll(path, max_rows):
+    from kbert.data import detect_tag_scheme
+    from kbert.data import label_names_from_tags
+    from kbert.data import read_conll
+
+    try:
+        sentences = read_conll(path)
+        if not sentences:
+            raise ValueError(f"{path}: no sentences found.")
+        tag_sequences = [sentence.tags for sentence in sentences]
+        labels = label_names_from_tags(tag_sequences)
+        scheme = detect_tag_scheme(tag_sequences)
+    except ValueError as problem:
+        return _failed(path, "conll", str(problem), max_rows)
+    shown = sentences[:max_rows]
+    rows = tuple((" ".join(sentence.tokens), " ".join(sentence.tags)) for sentence in shown)
+    summary = f"{len(sentences)} sentences; {scheme} tags: {', '.join(labels)}"
+    return TrainingDataPreview(
+        path,
+        "conll",
+        (),
+        ("tokens", "tags"),
+        rows,
+        tuple(sentence.line for sentence in shown),
+        summary,
+    )
+
+
+def _load_squad(path, max_rows):
+    from kbert.data import read_squad
+
+    try:
+        questions = read_squad(path)
+        if not questions:
+            raise ValueError(f"{path}: no questions found.")
+    except ValueError as problem:
+        return _failed(path, "squad", str(problem), max_rows)
+    shown = questions[:max_rows]
+    rows = tuple(
+        (
+            question.id,
+            question.question,
+            "(no answer)"
+            if question.is_impossible
+            else " | ".join(f"{answer.text} @{answer.start}" for answer in question.answers),
+            question.context,
+        )
+        for question in shown
+    )
+    unanswerable = sum(question.is_impossible for question in questions)
+    summary = f"{len(questions)} questions ({unanswerable} without an answer)"
+    return TrainingDataPreview(
+        path,
+        "squad",
+        (),
+        ("id", "question", "answers", "context"),
+        rows,
+        (None,) * len(rows),
+        summary,
+    )
+
+
+def _load_text(path, max_rows):
+    from kbert.data.text_file import read_text_file
+
+    try:
+        text = read_text_file(path)
+    except ValueError as problem:
+        return _failed(path, "text", str(problem), max_rows)
+    all_lines = text.splitlines()
+    if not any(line.strip() for line in all_lines):
+        return _failed(path, "text", f"{path}: the file holds no text.", max_rows)
+    documents, in_document = 0, False
+    for line in all_lines:
+        if line.strip() and not in_document:
+            documents += 1
+        in_document = bool(line.strip())
+    rows = tuple((line,) for line in all_lines[:max_rows])
+    summary = f"{len(all_lines)} lines; {documents} documents (separated by blank lines)"
+    return TrainingDataPreview(
+        path, "text", (), ("text",), rows, tuple(range(1, len(rows) + 1)), summary
+    )
