@@ -9,6 +9,8 @@ Every batch is padded to a length bucket (`length_buckets`) and a power-of-two n
 of rows, so a compiled forward pass is reused across inputs of similar length.
 """
 
+from kbert.inference.attention_map import AttentionMap
+from kbert.inference.attention_map import attention_map
 from kbert.inference.classification import classify
 from kbert.inference.fill_mask import fill_mask
 from kbert.inference.length_buckets import DEFAULT_LENGTH_BUCKETS
@@ -23,22 +25,28 @@ from kbert.inference.results import EntitySpan
 from kbert.inference.results import FillMaskResult
 from kbert.inference.results import MaskFill
 from kbert.inference.results import MaskPrediction
+from kbert.inference.span_probabilities import SpanProbabilities
+from kbert.inference.span_probabilities import span_probabilities
 from kbert.inference.token_tagging import tag
 
 __all__ = [
     "Answer",
     "AnswerResult",
+    "AttentionMap",
     "Classification",
     "DEFAULT_LENGTH_BUCKETS",
     "EntitySpan",
     "FillMaskResult",
     "MaskFill",
     "MaskPrediction",
+    "SpanProbabilities",
     "answer",
+    "attention_map",
     "bucket_length",
     "classify",
     "fill_mask",
     "length_buckets",
     "pad_to_bucket",
+    "span_probabilities",
     "tag",
 ]

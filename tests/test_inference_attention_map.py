@@ -1,0 +1,67 @@
+"""`attention_map`: every layer's and head's weights over the real tokens of one text."""
+
+import numpy as np
+import pytest
+
+from inference_helpers import make_tokenizer
+from inference_helpers import shared_backbone
+from kbert.inference import AttentionMap
+from kbert.inference import attention_map
+from kbert.models import BertMaskedLM
+
+
+@pytest.fixture(scope="module")
+def model(tmp_path_factory):
+    model = BertMaskedLM(shared_backbone())
+    model.tokenizer = make_tokenizer(tmp_path_factory.mktemp("attention_map"))
+    return model
+
+
+def _unpadded_weights(model, text):
+    """The weights of the text alone, with no padding at all (call after `attention_map`,
+    which builds the attention-weights model)."""
+    inputs = model.tokenizer([text])
+    inputs["padding_mask"] = inputs["padding_mask"].astype("int32")
+    outputs = model.backbone.with_attention_weights().predict_on_batch(inputs)
+    return np.asarray(outputs["attention_weights"])[0]
+
+
+def test_the_map_covers_the_real_tokens_and_matches_an_unpadded_call(model):
+    text = "The cat sat on the [MASK]."
+    result = attention_map(model, None, text)
+    assert isinstance(result, AttentionMap) and result.text == text
+    assert result.tokens == ("[CLS]", "the", "cat", "sat", "on", "the", "[MASK]", ".", "[SEP]")
+    assert result.offsets[0] == result.offsets[-1] == (0, 0)
+    assert [text[start:end] for start, end in result.offsets[1:-1]] == [
+        "The", "cat", "sat", "on", "the", "[MASK]", ".",
+    ]
+    # 9 real tokens, padded to the 16-token bucket inside: the padding is cut off.
+    assert result.weights.shape == (2, 4, 9, 9) and result.weights.dtype == np.float32
+    assert (result.num_layers, result.num_heads) == (2, 4)
+    np.testing.assert_allclose(result.weights.sum(axis=-1), 1.0, atol=1e-5)
+    np.testing.assert_allclose(result.weights, _unpadded_weights(model, text), atol=1e-5)
+
+
+def test_select_picks_a_head_or_averages(model):
+    result = attention_map(model, model.tokenizer, "the dog ran to paris .")
+    np.testing.assert_array_equal(result.select(1, 2), result.weights[1, 2])
+    np.testing.assert_allclose(result.select(0, None), result.weights[0].mean(axis=0), atol=1e-6)
+    np.testing.assert_allclose(result.select(None, 3), result.weights[:, 3].mean(axis=0), atol=1e-6)
+    average = result.select()
+    assert average.shape == (8, 8)
+    np.testing.assert_allclose(average.sum(axis=-1), 1.0, atol=1e-5)
+    with pytest.raises(ValueError, match="`head` must be None or an index below 4"):
+        result.select(0, 4)
+    with pytest.raises(ValueError, match="`layer` must be None or an index below 2"):
+        result.select(-1, 0)
+
+
+def test_a_long_text_is_truncated_to_the_model_limit(model):
+    result = attention_map(model, None, " ".join(["cat"] * 40))
+    assert len(result.tokens) == 32 and result.tokens[-1] == "[SEP]"
+    assert result.weights.shape == (2, 4, 32, 32)
+
+
+def test_bad_text_is_a_value_error(model):
+    with pytest.raises(ValueError, match="`text` must be a string"):
+        attention_map(model, None, ["a list"])
