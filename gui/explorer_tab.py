@@ -28,7 +28,10 @@ from gui.model_comparison_pane import ModelComparisonPane
 # Long enough to skip the keystrokes of a word, short enough to feel live.
 DEBOUNCE_MS = 250
 DEFAULT_TOP_K = 5
-EXAMPLE_TEXT = "The capital of France is [MASK]."
+EXAMPLE_TEXT = (
+    "It is a truth universally acknowledged, that a single man in possession of a good "
+    "fortune, must be in want of a [MASK]."
+)
 
 
 class ExplorerTab(QWidget):

@@ -38,6 +38,7 @@ _COMMAND_MODULES = (
     "evaluate_pretraining",
     "convert",
     "export",
+    "gui",
 )
 
 

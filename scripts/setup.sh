@@ -4,11 +4,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# Qt's offscreen platform needs EGL/xkb/fontconfig/dbus; xvfb renders the app's screenshots.
+# Qt's offscreen platform needs EGL/xkb/fontconfig/dbus; its xcb platform (a desktop, or
+# xvfb for the app's screenshots) needs the xcb utility libraries too.
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     missing=""
     for package in xvfb xauth libegl1 libgl1 libxkbcommon0 libxkbcommon-x11-0 libfontconfig1 \
-        libdbus-1-3 libglib2.0-0 libxcb-cursor0 fonts-dejavu-core; do
+        libdbus-1-3 libglib2.0-0 libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1 libxcb-image0 \
+        libxcb-render-util0 libxcb-shape0 libxcb-xinerama0 libxcb-xkb1 libxcb-randr0 \
+        fonts-dejavu-core; do
         dpkg -s "$package" >/dev/null 2>&1 || missing="$missing $package"
     done
     if [ -n "$missing" ]; then

@@ -1,0 +1,151 @@
+"""Renders every tab of the desktop app, working on the demo model, to PNG files.
+
+Run it under a virtual X display so the pictures are what a desktop shows:
+
+    xvfb-run -a -s "-screen 0 1400x1000x24" python scripts/render_screenshots.py
+
+(`QT_QPA_PLATFORM=offscreen` also works, with the offscreen platform's fonts.) The
+app does real work for each picture: the explorer predicts the masks of its example,
+the QA tab answers a question about a passage of Pride and Prejudice, and the
+fine-tuning tab fine-tunes the demo model for a few epochs on a tiny labelled file.
+"""
+
+import argparse
+import os
+import pathlib
+import sys
+import tempfile
+import time
+
+REPOSITORY = pathlib.Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPOSITORY))
+
+PASSAGE = (
+    "Mr. Bennet was so odd a mixture of quick parts, sarcastic humour, reserve, and "
+    "caprice, that the experience of three-and-twenty years had been insufficient to make "
+    "his wife understand his character. Her mind was less difficult to develop. She was a "
+    "woman of mean understanding, little information, and uncertain temper. The business "
+    "of her life was to get her daughters married; its solace was visiting and news."
+)
+QUESTION = "What was the business of her life?"
+# A tiny file for the fine-tuning picture: is the sentence about a ball or a letter?
+TRAINING_ROWS = [
+    ("She danced every dance at the ball.", "ball"),
+    ("The music began and the couples took their places.", "ball"),
+    ("He asked her for the next two dances.", "ball"),
+    ("The ballroom was crowded and warm.", "ball"),
+    ("They danced together until supper.", "ball"),
+    ("The officers were all at the assembly.", "ball"),
+    ("She read the letter twice over.", "letter"),
+    ("He sealed the letter and gave it to the servant.", "letter"),
+    ("Her sister wrote to her from London.", "letter"),
+    ("The letter arrived by the morning post.", "letter"),
+    ("She could not answer his letter at once.", "letter"),
+    ("He wrote a long reply that evening.", "letter"),
+]
+
+
+def wait_until(app, predicate, timeout_s, what):
+    deadline = time.monotonic() + timeout_s
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"Timed out after {timeout_s} s waiting for {what}.")
+        app.processEvents()
+        time.sleep(0.02)
+
+
+def settle(app, seconds=0.5):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        app.processEvents()
+        time.sleep(0.02)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--output", default=str(REPOSITORY / "assets" / "screenshots"))
+    parser.add_argument("--model", default="demo")
+    args = parser.parse_args(argv)
+    os.environ.setdefault("KERAS_BACKEND", "jax")
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+
+    from PySide6.QtWidgets import QApplication
+
+    from gui.app import create_window
+
+    output = pathlib.Path(args.output)
+    output.mkdir(parents=True, exist_ok=True)
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    app.setApplicationName("kbert")
+    app.setOrganizationName("kbert")
+    window = create_window(args.model)
+    window.resize(1280, 820)
+    window.show()
+    context = window.context
+    context.load_environment()
+    wait_until(app, lambda: context.environment is not None, 120, "Keras to load")
+
+    def save(name):
+        settle(app)
+        path = output / f"{name}.png"
+        window.grab().save(str(path))
+        print(f"wrote {path}")
+
+    if os.environ.get("ONLY_FINE_TUNING"):
+        window.show_tab("fine-tuning")
+    else:
+        _explorer_and_qa(app, window, save)
+    _fine_tuning(app, window, save)
+    window.close()
+    return 0
+
+
+def _explorer_and_qa(app, window, save):
+    window.show_tab("explorer")
+    explorer = window.tab("explorer")
+    wait_until(app, lambda: explorer.predictions_view.mask_count() > 0, 120, "predictions")
+    save("explorer")
+    explorer.output_tabs.setCurrentIndex(1)
+    settle(app, 3)
+    save("explorer-attention")
+    explorer.output_tabs.setCurrentIndex(0)
+
+    window.show_tab("qa")
+    qa = window.tab("qa")
+    qa.passage_view.setPlainText(PASSAGE)
+    qa.question_edit.setText(QUESTION)
+    qa.top_k_spin.setValue(5)
+    qa.answer_now()
+    wait_until(app, lambda: qa.answers_view.model().rowCount() > 0, 120, "answers")
+    save("question-answering")
+
+
+def _fine_tuning(app, window, save):
+    window.show_tab("fine-tuning")
+    tuning = window.tab("fine-tuning")
+    with tempfile.TemporaryDirectory() as folder:
+        folder = pathlib.Path(folder)
+        data = folder / "train.csv"
+        data.write_text(
+            "text,label\n" + "".join(f'"{text}",{label}\n' for text, label in TRAINING_ROWS),
+            encoding="utf-8",
+        )
+        tuning.set_task("classification")
+        tuning.set_training_file(str(data))
+        tuning.set_evaluation_file(str(data))
+        tuning.set_output_folder(str(folder / "run"))
+        wait_until(app, lambda: tuning.hyperparameters.is_ready, 60, "the hyperparameter form")
+        wait_until(app, lambda: tuning.column_form.mapping() is not None, 60, "the data preview")
+        for name, value in (("epochs", 8), ("batch_size", 4), ("learning_rate", 1e-3)):
+            tuning.hyperparameters.widget(name).setValue(value)
+        finished = []
+        tuning.run_finished.connect(finished.append)
+        tuning.start()
+        wait_until(app, lambda: finished or tuning.error_banner.message, 600, "fine-tuning")
+        if not finished:
+            raise RuntimeError(f"Fine-tuning failed: {tuning.error_banner.message}")
+        save("fine-tuning")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
