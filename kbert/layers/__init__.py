@@ -4,6 +4,7 @@ from kbert.layers.bert_embeddings import BertEmbeddings
 from kbert.layers.bert_encoder_block import BertEncoderBlock
 from kbert.layers.bert_pooler import BertPooler
 from kbert.layers.bert_self_attention import BertSelfAttention
+from kbert.layers.host_truncated_normal import HostTruncatedNormal
 from kbert.layers.masked_lm_head import MaskedLMHead
 
 __all__ = [
@@ -11,5 +12,6 @@ __all__ = [
     "BertEncoderBlock",
     "BertPooler",
     "BertSelfAttention",
+    "HostTruncatedNormal",
     "MaskedLMHead",
 ]

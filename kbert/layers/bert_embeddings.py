@@ -1,6 +1,8 @@
 import keras
 from keras import ops
 
+from kbert.layers.host_truncated_normal import HostTruncatedNormal
+
 
 @keras.saving.register_keras_serializable(package="kbert")
 class BertEmbeddings(keras.layers.Layer):
@@ -44,7 +46,7 @@ class BertEmbeddings(keras.layers.Layer):
         self.layer_norm_epsilon = layer_norm_epsilon
         self.initializer_range = initializer_range
 
-        initializer = keras.initializers.TruncatedNormal(stddev=initializer_range)
+        initializer = HostTruncatedNormal(stddev=initializer_range)
         self.token_embedding = keras.layers.Embedding(
             vocabulary_size,
             hidden_size,
@@ -72,7 +74,7 @@ class BertEmbeddings(keras.layers.Layer):
         self.position_embeddings = self.add_weight(
             name="position_embeddings",
             shape=(self.max_positions, self.hidden_size),
-            initializer=keras.initializers.TruncatedNormal(stddev=self.initializer_range),
+            initializer=HostTruncatedNormal(stddev=self.initializer_range),
         )
         self.layer_norm.build(tuple(token_ids_shape) + (self.hidden_size,))
         self.built = True

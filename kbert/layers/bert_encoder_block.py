@@ -2,6 +2,7 @@ import keras
 
 from kbert.layers.activations import get_activation
 from kbert.layers.bert_self_attention import BertSelfAttention
+from kbert.layers.host_truncated_normal import HostTruncatedNormal
 
 
 @keras.saving.register_keras_serializable(package="kbert")
@@ -51,7 +52,7 @@ class BertEncoderBlock(keras.layers.Layer):
         self.initializer_range = initializer_range
         self.activation_fn = get_activation(activation)
 
-        initializer = keras.initializers.TruncatedNormal(stddev=initializer_range)
+        initializer = HostTruncatedNormal(stddev=initializer_range)
         policy = self.dtype_policy
         self.self_attention = BertSelfAttention(
             hidden_size,

@@ -1,5 +1,7 @@
 import keras
 
+from kbert.layers.host_truncated_normal import HostTruncatedNormal
+
 
 @keras.saving.register_keras_serializable(package="kbert")
 class BertPooler(keras.layers.Layer):
@@ -23,7 +25,7 @@ class BertPooler(keras.layers.Layer):
         self.dense = keras.layers.Dense(
             hidden_size,
             activation="tanh",
-            kernel_initializer=keras.initializers.TruncatedNormal(stddev=initializer_range),
+            kernel_initializer=HostTruncatedNormal(stddev=initializer_range),
             dtype=self.dtype_policy,
             name="dense",
         )

@@ -7,6 +7,7 @@ H = hidden size (N * D).
 import keras
 from keras import ops
 
+from kbert.layers.host_truncated_normal import HostTruncatedNormal
 from kbert.platform_support import float16_attention_needs_float32
 
 
@@ -56,7 +57,7 @@ class BertSelfAttention(keras.layers.Layer):
         self.attention_dropout = attention_dropout
         self.initializer_range = initializer_range
 
-        initializer = keras.initializers.TruncatedNormal(stddev=initializer_range)
+        initializer = HostTruncatedNormal(stddev=initializer_range)
         self.query_key_value = keras.layers.Dense(
             3 * hidden_size,
             kernel_initializer=initializer,

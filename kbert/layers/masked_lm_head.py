@@ -2,6 +2,7 @@ import keras
 from keras import ops
 
 from kbert.layers.activations import get_activation
+from kbert.layers.host_truncated_normal import HostTruncatedNormal
 
 
 @keras.saving.register_keras_serializable(package="kbert")
@@ -45,7 +46,7 @@ class MaskedLMHead(keras.layers.Layer):
         self.vocabulary_size = token_embedding.input_dim
         self.transform_dense = keras.layers.Dense(
             self.hidden_size,
-            kernel_initializer=keras.initializers.TruncatedNormal(stddev=initializer_range),
+            kernel_initializer=HostTruncatedNormal(stddev=initializer_range),
             dtype=self.dtype_policy,
             name="transform_dense",
         )

@@ -1,5 +1,6 @@
 import keras
 
+from kbert.layers.host_truncated_normal import HostTruncatedNormal
 from kbert.models.bert_task import BertTask
 
 
@@ -28,9 +29,7 @@ class BertClassifier(BertTask):
         dropout_layer = keras.layers.Dropout(dropout, name="classifier_dropout")
         classifier_head = keras.layers.Dense(
             num_classes,
-            kernel_initializer=keras.initializers.TruncatedNormal(
-                stddev=config.initializer_range
-            ),
+            kernel_initializer=HostTruncatedNormal(stddev=config.initializer_range),
             dtype="float32",
             name="classifier_head",
         )

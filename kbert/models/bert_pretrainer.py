@@ -1,5 +1,6 @@
 import keras
 
+from kbert.layers.host_truncated_normal import HostTruncatedNormal
 from kbert.layers.masked_lm_head import MaskedLMHead
 from kbert.models.bert_task import BertTask
 
@@ -38,9 +39,7 @@ class BertPretrainer(BertTask):
         head_layer_norm_epsilon = masked_lm_head.layer_norm_epsilon
         next_sentence_head = keras.layers.Dense(
             2,
-            kernel_initializer=keras.initializers.TruncatedNormal(
-                stddev=config.initializer_range
-            ),
+            kernel_initializer=HostTruncatedNormal(stddev=config.initializer_range),
             dtype="float32",
             name="next_sentence_head",
         )

@@ -1,6 +1,7 @@
 import keras
 from keras import ops
 
+from kbert.layers.host_truncated_normal import HostTruncatedNormal
 from kbert.models.bert_task import BertTask
 
 
@@ -23,9 +24,7 @@ class BertQuestionAnswerer(BertTask):
         # === Layers ===
         span_head = keras.layers.Dense(
             2,
-            kernel_initializer=keras.initializers.TruncatedNormal(
-                stddev=config.initializer_range
-            ),
+            kernel_initializer=HostTruncatedNormal(stddev=config.initializer_range),
             dtype="float32",
             name="span_head",
         )

@@ -1,5 +1,6 @@
 import keras
 
+from kbert.layers.host_truncated_normal import HostTruncatedNormal
 from kbert.models.bert_classifier import _resolve_labels
 from kbert.models.bert_task import BertTask
 
@@ -30,9 +31,7 @@ class BertTokenClassifier(BertTask):
         dropout_layer = keras.layers.Dropout(dropout, name="token_classifier_dropout")
         token_classifier_head = keras.layers.Dense(
             num_classes,
-            kernel_initializer=keras.initializers.TruncatedNormal(
-                stddev=config.initializer_range
-            ),
+            kernel_initializer=HostTruncatedNormal(stddev=config.initializer_range),
             dtype="float32",
             name="token_classifier_head",
         )

@@ -5,6 +5,7 @@ import json
 import logging
 import pathlib
 
+from kbert.layers.host_truncated_normal import skipped_random_initialization
 from kbert.models.bert_backbone import BertBackbone
 from kbert.models.bert_config import BertConfig
 from kbert.presets.preset_registry import CONFIG_FILE, WEIGHTS_FILE, resolve_preset
@@ -56,7 +57,9 @@ def _group(weights, prefix):
 def _load(folder):
     config = read_preset_config(folder)
     weights = read_weights(pathlib.Path(folder) / WEIGHTS_FILE)
-    backbone = BertBackbone.from_config_object(BertConfig.from_dict(config["backbone"]))
+    # Every backbone weight comes from the file (`assign_weights` checks), so none is drawn.
+    with skipped_random_initialization():
+        backbone = BertBackbone.from_config_object(BertConfig.from_dict(config["backbone"]))
     assign_weights(
         backbone.weights, _group(weights, "backbone/"), f"Preset {str(folder)!r}"
     )

@@ -1,0 +1,337 @@
+"""The benchmark scripts in benchmarks/ still run and compute what they claim.
+
+The scripts are not part of the package: their folder is put on the import path, as
+when they run (`python benchmarks/gpu_benchmark.py` imports its siblings by name).
+Tests that start processes run only in the JAX pass of the test suite (the scripts
+pick their backends themselves; running them three times would only cost time).
+"""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import keras
+import pytest
+
+BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
+
+only_in_the_jax_pass = pytest.mark.skipif(
+    keras.config.backend() != "jax",
+    reason="starts benchmark processes with their own backends; the JAX pass runs it",
+)
+
+
+@pytest.fixture
+def benchmarks(monkeypatch):
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+
+
+# --- Model FLOPs -----------------------------------------------------------------------------
+
+
+def test_model_flops_of_bert_base_inference(benchmarks):
+    from model_flops import model_flops
+
+    # N = 12 * (4 * 768^2 + 2 * 768 * 3072) = 84,934,656 weights in the encoder's products.
+    encoder = 2 * 84_934_656 * 128
+    attention = 4 * 12 * 768 * 128**2
+    head = 2 * (768 * 768 + 768 * 2)  # pooler + two-class classifier
+    expected = encoder + attention + head
+    assert model_flops("inference", 12, 768, 3072, 30522, batch_size=1, seq_length=128) == expected
+    assert model_flops("inference", 12, 768, 3072, 30522, batch_size=8, seq_length=128) == (
+        8 * expected
+    )
+
+
+def test_training_costs_three_forward_passes(benchmarks):
+    from model_flops import model_flops
+
+    sizes = dict(
+        num_layers=2, hidden_size=128, intermediate_size=512, vocabulary_size=8000,
+        batch_size=4, seq_length=32,
+    )
+    assert model_flops("finetune", **sizes) == 3 * model_flops("inference", **sizes)
+
+
+def test_pretraining_flops_count_the_masked_positions_only(benchmarks):
+    from model_flops import model_flops
+
+    sizes = dict(
+        num_layers=2, hidden_size=128, intermediate_size=512, vocabulary_size=8000,
+        batch_size=1, seq_length=32,
+    )
+    one = model_flops("pretraining", masked_positions=1, **sizes)
+    two = model_flops("pretraining", masked_positions=2, **sizes)
+    # Each masked position adds the head's transform and tied output layer, 3 x 2 x (H^2 + H V).
+    assert two - one == 6 * (128 * 128 + 128 * 8000)
+
+
+def test_model_flops_rejects_an_unknown_workload(benchmarks):
+    from model_flops import model_flops
+
+    with pytest.raises(ValueError, match="training"):
+        model_flops("training", 2, 128, 512, 8000, batch_size=1, seq_length=8)
+
+
+# --- Timing helpers --------------------------------------------------------------------------
+
+
+def test_interleaved_timings_alternate_the_functions(benchmarks):
+    from timing import interleaved_timings
+
+    calls = []
+    seconds = interleaved_timings(
+        {"a": lambda: calls.append("a"), "b": lambda: calls.append("b")}, rounds=3, warmup=2
+    )
+    assert calls == ["a", "b"] * 5
+    assert sorted(seconds) == ["a", "b"]
+    assert all(len(values) == 3 and min(values) >= 0 for values in seconds.values())
+
+
+def test_interleaved_timings_tell_a_slow_function_from_a_fast_one(benchmarks):
+    import time
+
+    from timing import interleaved_timings, summarize
+
+    seconds = interleaved_timings(
+        {"fast": lambda: None, "slow": lambda: time.sleep(0.01)}, rounds=5, warmup=0
+    )
+    assert summarize(seconds["slow"])["median"] >= 0.01 > summarize(seconds["fast"])["median"]
+
+
+def test_timing_helpers_reject_bad_counts(benchmarks):
+    from timing import interleaved_timings, percentile, time_repeatedly
+
+    with pytest.raises(ValueError, match="rounds=0"):
+        interleaved_timings({"a": lambda: None}, rounds=0)
+    with pytest.raises(ValueError, match="repeats=-1"):
+        time_repeatedly(lambda: None, repeats=-1)
+    with pytest.raises(ValueError, match="fraction=2"):
+        percentile([1.0], 2)
+
+
+def test_percentile_interpolates(benchmarks):
+    from timing import percentile
+
+    assert percentile([1.0, 2.0, 3.0, 4.0, 5.0], 0.5) == 3.0
+    assert percentile([0.0, 10.0], 0.9) == pytest.approx(9.0)
+
+
+# --- The GPU benchmark's driver --------------------------------------------------------------
+
+
+def test_benchmark_sizes_match_kbert(benchmarks):
+    from gpu_benchmark import BERT_SIZES
+
+    from kbert.models.bert_config import BERT_SIZES as KBERT_SIZES
+
+    assert BERT_SIZES == KBERT_SIZES
+
+
+def test_only_selects_engines_and_workloads(benchmarks):
+    from gpu_benchmark import ENGINES, select
+    from model_flops import WORKLOADS
+
+    assert select("hf-eager,kbert-jax") == (["kbert-jax", "hf-eager"], list(WORKLOADS))
+    assert select("inference_long") == (list(ENGINES), ["inference_long"])
+    with pytest.raises(ValueError, match="bert-jax"):
+        select("bert-jax")
+
+
+@only_in_the_jax_pass
+@pytest.mark.slow
+def test_gpu_benchmark_smoke_run_measures_kbert_on_jax(tmp_path):
+    output = tmp_path / "results.json"
+    completed = subprocess.run(
+        [
+            sys.executable,
+            str(BENCHMARKS / "gpu_benchmark.py"),
+            "--smoke",
+            "--only",
+            "kbert-jax,finetune,inference",
+            "--output",
+            str(output),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert completed.returncode == 0, completed.stderr[-3000:]
+    results = json.loads(output.read_text())["results"]
+    cells = {(record["engine"], record["workload"]): record for record in results}
+    assert set(cells) == {("peak-jax", "peak"), ("kbert-jax", "finetune"), ("kbert-jax", "inference")}
+    assert all(record["status"] == "ok" for record in results), results
+    assert cells["peak-jax", "peak"]["flops_per_second"] > 0
+    for workload in ("finetune", "inference"):
+        record = cells["kbert-jax", workload]
+        assert record["sequences_per_second"] > 0
+        assert 0 < record["mfu"]
+        assert record["precision"] == "float32"  # No bf16 on the CPU.
+        # The timed steps reuse the program compiled during the warm-up.
+        assert record["compilations_during_timing"] == 0
+    assert "kbert-jax" in completed.stdout
+
+
+@only_in_the_jax_pass
+def test_a_failing_cell_is_recorded_not_fatal(benchmarks):
+    from gpu_benchmark import cell_settings, run_cell
+
+    settings = cell_settings(
+        dict(size="tiny", batch_size=2, seq_length=8, long_seq_length=8, masked_positions=20,
+             repeats=1, warmup=0),
+        "pretraining",
+    )
+    # 20 masked positions do not fit in 8 tokens: the worker reports the error.
+    record = run_cell("kbert-jax", "pretraining", settings, timeout=120)
+    assert record["status"] == "error"
+    assert "masked_positions" in record["error"]
+
+
+# --- Cold start and CPU fill-mask --------------------------------------------------------------
+
+
+@pytest.fixture
+def random_preset(benchmarks, tmp_path):
+    from random_preset import write_random_preset
+
+    return str(write_random_preset(tmp_path / "preset", "tiny", vocabulary_size=1000))
+
+
+def test_made_up_vocabulary_has_the_size_asked_for(benchmarks):
+    from random_preset import SPECIAL_TOKENS, made_up_vocabulary
+
+    vocabulary = made_up_vocabulary(8000)
+    assert len(vocabulary) == len(set(vocabulary)) == 8000
+    assert tuple(vocabulary[: len(SPECIAL_TOKENS)]) == SPECIAL_TOKENS
+    with pytest.raises(ValueError, match="vocabulary_size=10"):
+        made_up_vocabulary(10)
+
+
+@only_in_the_jax_pass
+def test_app_phases_time_the_load_and_the_first_prediction(random_preset):
+    from cold_start import DEFAULT_TEXT, app_phases
+
+    phases = app_phases(random_preset, DEFAULT_TEXT)
+    assert set(phases) == {
+        "import_keras", "load", "first_call", "load_to_first_result", "second_call"
+    }
+    assert phases["load_to_first_result"] == pytest.approx(phases["load"] + phases["first_call"])
+    assert all(seconds >= 0 for seconds in phases.values())
+
+
+@only_in_the_jax_pass
+@pytest.mark.slow
+def test_cold_start_times_the_kbert_command(random_preset):
+    import os
+
+    from cold_start import DEFAULT_TEXT, cli_seconds
+
+    environment = dict(os.environ, KERAS_BACKEND="jax", JAX_COMPILATION_CACHE_DIR="")
+    assert cli_seconds(random_preset, DEFAULT_TEXT, environment) > 0
+    with pytest.raises(RuntimeError, match="no such folder"):
+        cli_seconds(random_preset + "-missing", DEFAULT_TEXT, environment)
+
+
+@only_in_the_jax_pass
+@pytest.mark.slow
+def test_cpu_fill_mask_compares_the_same_weights(benchmarks):
+    from cpu_fill_mask import format_table, measure
+
+    result = measure(size="tiny", vocabulary_size=1000, rounds=2, warmup=1)
+    assert result["top5"]["kbert"][0] == result["top5"]["transformers"][0]
+    for library in ("kbert", "transformers"):
+        assert result["milliseconds"][library]["runs"] == 2
+        assert result["milliseconds"][library]["median"] > 0
+    assert result["ratio"] > 0
+    assert "transformers / kbert" in format_table(result)
+
+
+# --- What the cold-start figures rely on ----------------------------------------------------
+
+
+def test_host_truncated_normal_draws_bert_initial_weights():
+    import numpy as np
+
+    from kbert.layers import HostTruncatedNormal
+
+    values = HostTruncatedNormal(stddev=0.02, seed=3)((400, 500))
+    assert values.dtype == np.float32 and values.shape == (400, 500)
+    assert np.abs(values).max() <= 0.04  # Truncated at two standard deviations.
+    # A normal truncated at 2 sigma has a standard deviation of 0.88 sigma.
+    assert values.std() == pytest.approx(0.88 * 0.02, rel=0.02)
+    np.testing.assert_array_equal(values, HostTruncatedNormal(0.02, seed=3)((400, 500)))
+    keras.utils.set_random_seed(7)
+    first = HostTruncatedNormal(0.02)((3, 4))
+    keras.utils.set_random_seed(7)
+    np.testing.assert_array_equal(first, HostTruncatedNormal(0.02)((3, 4)))
+    with pytest.raises(ValueError, match="stddev=0"):
+        HostTruncatedNormal(stddev=0)
+
+
+def test_random_values_are_skipped_only_inside_the_block():
+    import threading
+
+    import numpy as np
+
+    from kbert.layers.host_truncated_normal import (
+        HostTruncatedNormal,
+        skipped_random_initialization,
+    )
+
+    initializer = HostTruncatedNormal(0.02)
+    seen_by_another_thread = []
+    with skipped_random_initialization():
+        assert not initializer((8, 8)).any()
+        other = threading.Thread(target=lambda: seen_by_another_thread.append(initializer((8, 8))))
+        other.start()
+        other.join()
+    assert np.abs(seen_by_another_thread[0]).max() > 0
+    assert np.abs(initializer((8, 8))).max() > 0
+
+
+def test_a_preset_loads_with_its_own_weights_and_a_fresh_head(tmp_path):
+    import numpy as np
+    from conftest import TINY
+
+    from kbert.models import BertBackbone, BertClassifier, BertMaskedLM
+
+    masked_lm = BertMaskedLM(BertBackbone(**TINY))
+    masked_lm.save_to_preset(tmp_path / "preset")
+    loaded = BertMaskedLM.from_preset(tmp_path / "preset")
+    for saved, restored in zip(masked_lm.weights, loaded.weights):
+        np.testing.assert_array_equal(
+            keras.ops.convert_to_numpy(saved), keras.ops.convert_to_numpy(restored)
+        )
+    classifier = BertClassifier.from_preset(tmp_path / "preset", num_classes=3)
+    assert classifier.freshly_initialized_heads == ["classifier_head"]
+    kernel = keras.ops.convert_to_numpy(classifier.get_layer("classifier_head").kernel)
+    assert np.abs(kernel).max() > 0  # Drawn, not left at the skipped zeros.
+
+
+@only_in_the_jax_pass
+@pytest.mark.slow
+def test_the_kbert_command_runs_on_jax_and_keeps_its_programs(random_preset, tmp_path):
+    import os
+
+    from cold_start import DEFAULT_TEXT
+
+    keras_home = tmp_path / "keras_home"
+    keras_home.mkdir()
+    (keras_home / "keras.json").write_text('{"backend": "tensorflow"}')
+    environment = {
+        key: value
+        for key, value in os.environ.items()
+        if key not in ("KERAS_BACKEND", "JAX_COMPILATION_CACHE_DIR")
+    }
+    environment.update(KERAS_HOME=str(keras_home), KBERT_CACHE=str(tmp_path / "cache"))
+    completed = subprocess.run(
+        [sys.executable, "-m", "kbert.cli", "fill-mask", "--model", random_preset, DEFAULT_TEXT],
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert completed.returncode == 0, completed.stderr[-3000:]
+    # JAX ran (keras.json's TensorFlow did not) and kept its compiled programs.
+    assert any((tmp_path / "cache" / "jax-compilation-cache").iterdir())
