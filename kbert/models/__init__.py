@@ -7,6 +7,7 @@ from kbert.models.bert_masked_lm import BertMaskedLM
 from kbert.models.bert_pretrainer import BertPretrainer
 from kbert.models.bert_question_answerer import BertQuestionAnswerer
 from kbert.models.bert_token_classifier import BertTokenClassifier
+from kbert.models.ignore_class_accuracy import IgnoreClassAccuracy
 
 __all__ = [
     "BertBackbone",
@@ -16,4 +17,5 @@ __all__ = [
     "BertPretrainer",
     "BertQuestionAnswerer",
     "BertTokenClassifier",
+    "IgnoreClassAccuracy",
 ]

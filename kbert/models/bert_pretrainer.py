@@ -69,7 +69,8 @@ class BertPretrainer(BertTask):
         }
 
     def default_metrics(self):
-        return {
-            "mlm_logits": [keras.metrics.SparseCategoricalAccuracy(name="accuracy")],
-            "nsp_logits": [keras.metrics.SparseCategoricalAccuracy(name="accuracy")],
-        }
+        return {"nsp_logits": [keras.metrics.SparseCategoricalAccuracy(name="accuracy")]}
+
+    def default_weighted_metrics(self):
+        # Weighted by `mask_weights`: padded prediction slots must not count as misses.
+        return {"mlm_logits": [keras.metrics.SparseCategoricalAccuracy(name="accuracy")]}

@@ -81,11 +81,23 @@ class BertTask(keras.Model):
     def default_metrics(self):
         return [keras.metrics.SparseCategoricalAccuracy(name="accuracy")]
 
-    def compile(self, optimizer="auto", loss="auto", metrics="auto", **kwargs):
+    def default_weighted_metrics(self):
+        """Metrics that must honour `sample_weight` (Keras gives it to no others)."""
+        return None
+
+    def compile(
+        self,
+        optimizer="auto",
+        loss="auto",
+        metrics="auto",
+        weighted_metrics="auto",
+        **kwargs,
+    ):
         """`keras.Model.compile` with BERT fine-tuning defaults for "auto" arguments.
 
         "auto" means AdamW (learning rate 5e-5, weight decay 0.01), the task's
-        cross-entropy on logits and its accuracy metric.
+        cross-entropy on logits and its accuracy metric (weighted by `sample_weight`
+        where the task's targets have padding, as the masked-LM's do).
         """
         if optimizer == "auto":
             optimizer = keras.optimizers.AdamW(learning_rate=5e-5, weight_decay=0.01)
@@ -93,7 +105,15 @@ class BertTask(keras.Model):
             loss = self.default_loss()
         if metrics == "auto":
             metrics = self.default_metrics()
-        super().compile(optimizer=optimizer, loss=loss, metrics=metrics, **kwargs)
+        if weighted_metrics == "auto":
+            weighted_metrics = self.default_weighted_metrics()
+        super().compile(
+            optimizer=optimizer,
+            loss=loss,
+            metrics=metrics,
+            weighted_metrics=weighted_metrics,
+            **kwargs,
+        )
 
     # --- Serialisation -----------------------------------------------------------------
 

@@ -3,6 +3,7 @@ import keras
 from kbert.layers.host_truncated_normal import HostTruncatedNormal
 from kbert.models.bert_classifier import _resolve_labels
 from kbert.models.bert_task import BertTask
+from kbert.models.ignore_class_accuracy import IgnoreClassAccuracy
 
 
 @keras.saving.register_keras_serializable(package="kbert")
@@ -75,6 +76,9 @@ class BertTokenClassifier(BertTask):
 
     def default_loss(self):
         return keras.losses.SparseCategoricalCrossentropy(from_logits=True, ignore_class=-100)
+
+    def default_metrics(self):
+        return [IgnoreClassAccuracy(ignore_class=-100, name="accuracy")]
 
     def task_config(self):
         return {

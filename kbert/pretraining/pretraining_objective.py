@@ -63,7 +63,9 @@ class PretrainingObjective(keras.Model):
                     from_logits=True
                 ),
             },
-            metrics={
+            # Weighted: Keras passes `sample_weight` to `weighted_metrics` only, and
+            # the masked-LM accuracy must leave out the padded prediction slots.
+            weighted_metrics={
                 "mlm_logits": [
                     keras.metrics.SparseCategoricalAccuracy(name="accuracy")
                 ],
