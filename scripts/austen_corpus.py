@@ -6,7 +6,9 @@ formats": character vectors, lists, pairlists, symbols) to get their lines witho
 
 Output layout, as `kbert create-pretraining-data --split-sentences --document-break 2`
 reads it: one paragraph per line, paragraphs separated by one blank line, chapters
-(the documents) by two. Every `--heldout-every`-th chapter goes to the held-out
+by two, novels by three. `--document-break 3` makes each novel a document (BERT's
+next-sentence negatives then come from another novel, as Wikipedia's come from
+another article); `--document-break 2` makes each chapter one. Every `--heldout-every`-th chapter goes to the held-out
 file instead of the training file, so held-out scores are on text never trained on.
 
 Usage: python scripts/austen_corpus.py RDATA_BASE TRAIN.txt HELDOUT.txt [--heldout-every N]
@@ -149,7 +151,12 @@ def main():
         open(args.heldout, "w", encoding="utf-8") as heldout,
     ):
         number = 0
-        for name, lines in sorted(read_character_vectors(args.rdata_base).items()):
+        for index, (name, lines) in enumerate(
+            sorted(read_character_vectors(args.rdata_base).items())
+        ):
+            if index:  # a third blank line between novels
+                train.write("\n")
+                heldout.write("\n")
             for chapter in chapters(lines):
                 number += 1
                 target, key = (

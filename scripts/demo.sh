@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Sets up kbert and runs the main job on the bundled default, the `demo` model (a BERT-tiny
-# kbert pretrained on Jane Austen's novels): fill in masked words, then re-measure its
-# published held-out scores. Usage: bash scripts/demo.sh ["text with [MASK]" ...]
+# kbert pretrained on Jane Austen's novels and the King James Bible): fill in masked words,
+# then re-measure its published held-out scores. Usage: bash scripts/demo.sh ["text with [MASK]" ...]
 # The desktop app on the same model: .venv/bin/kbert gui
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -18,7 +18,8 @@ ASSETS_DIR = pathlib.Path(__file__).resolve().parents[2] / "assets"
 
 # Built-in presets: name -> folder.
 BUILTIN_PRESETS = {
-    # BERT-tiny pretrained by kbert on Jane Austen's novels (scripts/build_demo_model.sh);
+    # BERT-tiny pretrained by kbert on Jane Austen's novels and the King James Bible
+    # (scripts/build_demo_model.sh);
     # the default model of the command line and the app.
     "demo": ASSETS_DIR / "demo",
 }
