@@ -1,7 +1,7 @@
-"""`python -m gui`: the desktop app (as `kbert gui`)."""
+"""`python -m kbert_gui`: the desktop app (as `kbert gui`)."""
 
 import sys
 
-from gui.app import main
+from kbert_gui.app import main
 
 sys.exit(main())

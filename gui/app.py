@@ -10,7 +10,7 @@ import os
 import sys
 import time
 
-from gui import DEFAULT_PRESET
+from kbert_gui import DEFAULT_PRESET
 
 APP_NAME = "kbert"
 
@@ -42,12 +42,12 @@ def add_arguments(parser):
 
 def create_window(model=DEFAULT_PRESET):
     """The `MainWindow` with every tab, on a new `AppContext` (a QApplication must exist)."""
-    from gui.app_context import AppContext
-    from gui.explorer_tab import ExplorerTab
-    from gui.fine_tuning_tab import FineTuningTab
-    from gui.main_window import MainWindow
-    from gui.model_store import ModelStore
-    from gui.question_answering_tab import QuestionAnsweringTab
+    from kbert_gui.app_context import AppContext
+    from kbert_gui.explorer_tab import ExplorerTab
+    from kbert_gui.fine_tuning_tab import FineTuningTab
+    from kbert_gui.main_window import MainWindow
+    from kbert_gui.model_store import ModelStore
+    from kbert_gui.question_answering_tab import QuestionAnsweringTab
 
     context = AppContext(ModelStore(model))
     tabs = [

@@ -3,9 +3,9 @@
 from PySide6.QtCore import QObject
 from PySide6.QtCore import Signal
 
-from gui.model_store import ModelStore
-from gui.worker import Worker
-from gui.worker_pool import WorkerPool
+from kbert_gui.model_store import ModelStore
+from kbert_gui.worker import Worker
+from kbert_gui.worker_pool import WorkerPool
 
 
 class AppContext(QObject):

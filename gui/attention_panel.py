@@ -9,9 +9,9 @@ from PySide6.QtWidgets import QScrollArea
 from PySide6.QtWidgets import QVBoxLayout
 from PySide6.QtWidgets import QWidget
 
-from gui.attention_heat_map import AttentionHeatMap
-from gui.error_banner import ErrorBanner
-from gui.latest_request_runner import LatestRequestRunner
+from kbert_gui.attention_heat_map import AttentionHeatMap
+from kbert_gui.error_banner import ErrorBanner
+from kbert_gui.latest_request_runner import LatestRequestRunner
 
 AVERAGE_OF_LAYERS = "average of layers"
 AVERAGE_OF_HEADS = "average of heads"

@@ -16,14 +16,14 @@ from PySide6.QtWidgets import QTabWidget
 from PySide6.QtWidgets import QVBoxLayout
 from PySide6.QtWidgets import QWidget
 
-from gui.attention_panel import AttentionPanel
-from gui.fill_mask_outcome import FillMaskOutcome
-from gui.latest_request_runner import LatestRequestRunner
-from gui.mask_predictions_view import MaskPredictionsView
-from gui.masked_text_edit import MASK_TOKEN
-from gui.masked_text_edit import NO_MASK_HINT
-from gui.masked_text_edit import MaskedTextEdit
-from gui.model_comparison_pane import ModelComparisonPane
+from kbert_gui.attention_panel import AttentionPanel
+from kbert_gui.fill_mask_outcome import FillMaskOutcome
+from kbert_gui.latest_request_runner import LatestRequestRunner
+from kbert_gui.mask_predictions_view import MaskPredictionsView
+from kbert_gui.masked_text_edit import MASK_TOKEN
+from kbert_gui.masked_text_edit import NO_MASK_HINT
+from kbert_gui.masked_text_edit import MaskedTextEdit
+from kbert_gui.model_comparison_pane import ModelComparisonPane
 
 # Long enough to skip the keystrokes of a word, short enough to feel live.
 DEBOUNCE_MS = 250

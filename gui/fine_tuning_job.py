@@ -11,7 +11,7 @@ import pathlib
 import threading
 import time
 
-from gui.worker import describe_error
+from kbert_gui.worker import describe_error
 
 # Continued masked-LM pretraining; the other task names are `kbert.tasks.make_task`'s.
 MASKED_LM = "masked-lm"

@@ -32,21 +32,21 @@ from PySide6.QtWidgets import QToolButton
 from PySide6.QtWidgets import QVBoxLayout
 from PySide6.QtWidgets import QWidget
 
-from gui.column_mapping_form import ColumnMappingForm
-from gui.data_preview_model import DataPreviewModel
-from gui.error_banner import ErrorBanner
-from gui.eta_estimator import EtaEstimator
-from gui.eta_estimator import format_duration
-from gui.evaluation_table_model import EvaluationTableModel
-from gui.fine_tuning_job import MASKED_LM
-from gui.fine_tuning_job import FineTuningJob
-from gui.hyperparameter_form import describe_config
-from gui.hyperparameter_form import HyperparameterForm
-from gui.latest_request_runner import LatestRequestRunner
-from gui.probe_input import ProbeInput
-from gui.training_data_preview import DATA_KINDS
-from gui.training_curve_chart import TrainingCurveChart
-from gui.training_data_preview import TrainingDataPreview
+from kbert_gui.column_mapping_form import ColumnMappingForm
+from kbert_gui.data_preview_model import DataPreviewModel
+from kbert_gui.error_banner import ErrorBanner
+from kbert_gui.eta_estimator import EtaEstimator
+from kbert_gui.eta_estimator import format_duration
+from kbert_gui.evaluation_table_model import EvaluationTableModel
+from kbert_gui.fine_tuning_job import MASKED_LM
+from kbert_gui.fine_tuning_job import FineTuningJob
+from kbert_gui.hyperparameter_form import describe_config
+from kbert_gui.hyperparameter_form import HyperparameterForm
+from kbert_gui.latest_request_runner import LatestRequestRunner
+from kbert_gui.probe_input import ProbeInput
+from kbert_gui.training_data_preview import DATA_KINDS
+from kbert_gui.training_curve_chart import TrainingCurveChart
+from kbert_gui.training_data_preview import TrainingDataPreview
 
 # The training checkpoint `FineTuner` and `PretrainingLoop` write in their output folder
 # (`kbert.tasks.fine_tuner.CHECKPOINT_FILE`; importing it here would load Keras).

@@ -5,8 +5,8 @@ from PySide6.QtCore import QTimer
 from PySide6.QtCore import Signal
 from PySide6.QtCore import Slot
 
-from gui.worker import Worker
-from gui.worker import describe_error
+from kbert_gui.worker import Worker
+from kbert_gui.worker import describe_error
 
 
 class LatestRequestRunner(QObject):

@@ -13,11 +13,11 @@ from PySide6.QtWidgets import QTableView
 from PySide6.QtWidgets import QVBoxLayout
 from PySide6.QtWidgets import QWidget
 
-from gui.error_banner import ErrorBanner
-from gui.mask_prediction_model import PROBABILITY_COLUMN
-from gui.mask_prediction_model import PROBABILITY_ROLE
-from gui.mask_prediction_model import MaskPredictionModel
-from gui.probability_bar_delegate import ProbabilityBarDelegate
+from kbert_gui.error_banner import ErrorBanner
+from kbert_gui.mask_prediction_model import PROBABILITY_COLUMN
+from kbert_gui.mask_prediction_model import PROBABILITY_ROLE
+from kbert_gui.mask_prediction_model import MaskPredictionModel
+from kbert_gui.probability_bar_delegate import ProbabilityBarDelegate
 
 # A list taller than this many rows scrolls.
 VISIBLE_ROWS = 10

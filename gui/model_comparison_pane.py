@@ -14,11 +14,11 @@ from PySide6.QtWidgets import QToolButton
 from PySide6.QtWidgets import QVBoxLayout
 from PySide6.QtWidgets import QWidget
 
-from gui.fill_mask_outcome import FillMaskOutcome
-from gui.latest_request_runner import LatestRequestRunner
-from gui.mask_predictions_view import MaskPredictionsView
-from gui.masked_text_edit import MASK_TOKEN
-from gui.masked_text_edit import NO_MASK_HINT
+from kbert_gui.fill_mask_outcome import FillMaskOutcome
+from kbert_gui.latest_request_runner import LatestRequestRunner
+from kbert_gui.mask_predictions_view import MaskPredictionsView
+from kbert_gui.masked_text_edit import MASK_TOKEN
+from kbert_gui.masked_text_edit import NO_MASK_HINT
 
 IDLE_HINT = (
     "Compare with a second model (for example the demo model against one you "

@@ -9,7 +9,7 @@ from PySide6.QtCore import QSettings
 from PySide6.QtCore import QStandardPaths
 from PySide6.QtCore import Signal
 
-from gui import DEFAULT_PRESET
+from kbert_gui import DEFAULT_PRESET
 
 RECENT_KEY = "models/recent"
 MAX_RECENT = 8

@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QPlainTextEdit
 from PySide6.QtWidgets import QTextEdit
 from PySide6.QtWidgets import QToolTip
 
-from gui.qt_text_positions import QtTextPositions
+from kbert_gui.qt_text_positions import QtTextPositions
 
 ANSWER_BACKGROUND = QColor("#ffd54f")
 ANSWER_FOREGROUND = QColor("#1a1a1a")

@@ -27,11 +27,11 @@ from PySide6.QtWidgets import QTableView
 from PySide6.QtWidgets import QVBoxLayout
 from PySide6.QtWidgets import QWidget
 
-from gui.answer_list_model import ANSWER_COLUMN
-from gui.answer_list_model import AnswerListModel
-from gui.error_banner import ErrorBanner
-from gui.latest_request_runner import LatestRequestRunner
-from gui.passage_view import PassageView
+from kbert_gui.answer_list_model import ANSWER_COLUMN
+from kbert_gui.answer_list_model import AnswerListModel
+from kbert_gui.error_banner import ErrorBanner
+from kbert_gui.latest_request_runner import LatestRequestRunner
+from kbert_gui.passage_view import PassageView
 
 TASK_CLASS = "BertQuestionAnswerer"
 # Pause after the last keystroke before answering as you type.

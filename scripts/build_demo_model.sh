@@ -14,9 +14,9 @@
 # the Bible, so its own figure is measured on held-out shards of the novels alone too.
 # The defaults are the shipped model's: BERT-tiny, about 40 minutes on a 2-core CPU.
 #
-# Usage: scripts/build_demo_model.sh            (writes assets/demo/)
+# Usage: scripts/build_demo_model.sh            (writes kbert/presets/builtin/demo/)
 # Settings through the environment (defaults in brackets):
-#   OUTPUT [assets/demo]   HELDOUT_OUTPUT [assets/demo-heldout]   WORK [build/demo]   SIZE [tiny]   VOCAB_SIZE [8000]
+#   OUTPUT [kbert/presets/builtin/demo]   HELDOUT_OUTPUT [assets/demo-heldout]   WORK [build/demo]   SIZE [tiny]   VOCAB_SIZE [8000]
 #   STEPS [7000]   BATCH_SIZE [64]   LEARNING_RATE [1e-3]   WARMUP_STEPS [500]
 #   MAX_SEQ_LENGTH [64]   DUPE_FACTOR [5]   DOCUMENT_BREAK [3]   SEED [12345]
 #   CHECKPOINT_EVERY [1000]   EXTRA_PRETRAIN_ARGS []
@@ -26,7 +26,7 @@
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
-OUTPUT=${OUTPUT:-assets/demo}
+OUTPUT=${OUTPUT:-kbert/presets/builtin/demo}
 HELDOUT_OUTPUT=${HELDOUT_OUTPUT:-assets/demo-heldout}
 WORK=${WORK:-build/demo}
 SIZE=${SIZE:-tiny}

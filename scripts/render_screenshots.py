@@ -71,7 +71,7 @@ def main(argv=None):
 
     from PySide6.QtWidgets import QApplication
 
-    from gui.app import create_window
+    from kbert_gui.app import create_window
 
     output = pathlib.Path(args.output)
     output.mkdir(parents=True, exist_ok=True)

@@ -5,8 +5,8 @@ import time
 from PySide6.QtCore import QSettings
 from PySide6.QtCore import QTimer
 
-from gui.app_context import AppContext
-from gui.model_store import ModelStore
+from kbert_gui.app_context import AppContext
+from kbert_gui.model_store import ModelStore
 
 
 def make_context(tmp_path, source="demo"):

@@ -11,13 +11,15 @@ from kbert.models import BertMaskedLM
 from kbert.presets import BUILTIN_PRESETS
 from kbert.presets import resolve_preset
 
-ASSETS = pathlib.Path(__file__).resolve().parents[1] / "assets"
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+ASSETS = ROOT / "assets"
+DEMO = ROOT / "kbert" / "presets" / "builtin" / "demo"
 MAX_PRESET_BYTES = 25 * 1024 * 1024
 
 
 def test_demo_is_a_builtin_preset_of_at_most_25_megabytes():
     folder = resolve_preset("demo")
-    assert folder == pathlib.Path(BUILTIN_PRESETS["demo"]) == ASSETS / "demo"
+    assert folder == pathlib.Path(BUILTIN_PRESETS["demo"]) == DEMO
     size = sum(path.stat().st_size for path in folder.rglob("*") if path.is_file())
     assert 0 < size <= MAX_PRESET_BYTES
     assert {"config.json", "model.weights.h5", "vocab.txt", "heldout_scores.json"} <= {
@@ -40,7 +42,7 @@ def test_demo_fills_masks_with_its_austen_vocabulary():
     reason="one backend suffices: the scores were measured on JAX; parity tests cover the others",
 )
 def test_published_heldout_scores_are_what_the_evaluation_command_measures(capsys):
-    published = json.loads((ASSETS / "demo" / "heldout_scores.json").read_text())
+    published = json.loads((DEMO / "heldout_scores.json").read_text())
     status = main(
         ["evaluate-pretraining", "--model", "demo", "--data", str(ASSETS / "demo-heldout"), "--json"]
     )

@@ -14,10 +14,10 @@ from PySide6.QtCore import QUrl
 from PySide6.QtGui import QDropEvent
 from PySide6.QtWidgets import QLabel
 
-from gui.latest_request_runner import LatestRequestRunner
-from gui.main_window import MainWindow
-from gui.worker import Worker
-from gui.worker_pool import WorkerPool
+from kbert_gui.latest_request_runner import LatestRequestRunner
+from kbert_gui.main_window import MainWindow
+from kbert_gui.worker import Worker
+from kbert_gui.worker_pool import WorkerPool
 from gui_helpers import make_context
 from gui_helpers import stop_context
 

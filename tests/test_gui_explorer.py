@@ -15,15 +15,15 @@ from PySide6.QtCore import QSettings
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QTextCursor
 
-from gui.app_context import AppContext
-from gui.explorer_tab import ExplorerTab
-from gui.fill_mask_outcome import FillMaskOutcome
-from gui.mask_prediction_model import PREDICTION_ROLE
-from gui.mask_prediction_model import PROBABILITY_ROLE
-from gui.mask_prediction_model import MaskPredictionModel
-from gui.masked_text_edit import MaskedTextEdit
-from gui.masked_text_edit import word_span
-from gui.model_store import ModelStore
+from kbert_gui.app_context import AppContext
+from kbert_gui.explorer_tab import ExplorerTab
+from kbert_gui.fill_mask_outcome import FillMaskOutcome
+from kbert_gui.mask_prediction_model import PREDICTION_ROLE
+from kbert_gui.mask_prediction_model import PROBABILITY_ROLE
+from kbert_gui.mask_prediction_model import MaskPredictionModel
+from kbert_gui.masked_text_edit import MaskedTextEdit
+from kbert_gui.masked_text_edit import word_span
+from kbert_gui.model_store import ModelStore
 from gui_helpers import Heartbeat
 from gui_helpers import make_context
 from gui_helpers import stop_context

@@ -21,14 +21,14 @@ from test_finetune_acceptance import FILLER
 from test_finetune_acceptance import classification_examples
 from test_finetune_acceptance import make_tiny_preset
 
-from gui.data_preview_model import ERROR_BACKGROUND
-from gui.data_preview_model import DataPreviewModel
-from gui.eta_estimator import EtaEstimator
-from gui.eta_estimator import format_duration
-from gui.evaluation_table_model import EvaluationTableModel
-from gui.fine_tuning_tab import CHECKPOINT_FILE
-from gui.fine_tuning_tab import TASKS
-from gui.fine_tuning_tab import FineTuningTab
+from kbert_gui.data_preview_model import ERROR_BACKGROUND
+from kbert_gui.data_preview_model import DataPreviewModel
+from kbert_gui.eta_estimator import EtaEstimator
+from kbert_gui.eta_estimator import format_duration
+from kbert_gui.evaluation_table_model import EvaluationTableModel
+from kbert_gui.fine_tuning_tab import CHECKPOINT_FILE
+from kbert_gui.fine_tuning_tab import TASKS
+from kbert_gui.fine_tuning_tab import FineTuningTab
 
 SMALL_MODEL = dict(
     hidden_size=32, num_layers=1, num_heads=2, intermediate_size=48, max_positions=32

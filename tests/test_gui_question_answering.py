@@ -4,10 +4,10 @@ import keras
 import pytest
 from PySide6.QtCore import Qt
 
-from gui.answer_list_model import AnswerListModel
-from gui.answer_list_model import AnswerRole
-from gui.qt_text_positions import QtTextPositions
-from gui.question_answering_tab import QuestionAnsweringTab
+from kbert_gui.answer_list_model import AnswerListModel
+from kbert_gui.answer_list_model import AnswerRole
+from kbert_gui.qt_text_positions import QtTextPositions
+from kbert_gui.question_answering_tab import QuestionAnsweringTab
 from gui_helpers import Heartbeat
 from gui_helpers import make_context
 from gui_helpers import stop_context

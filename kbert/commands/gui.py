@@ -14,13 +14,13 @@ def add_parser(subparsers):
     )
     # The app's own options, declared once in the app; `gui` is imported only to read
     # them (PySide6 loads, Keras does not).
-    from gui.app import add_arguments
+    from kbert_gui.app import add_arguments
 
     add_arguments(parser)
     parser.set_defaults(run=run)
 
 
 def run(args):
-    from gui.app import run as run_app
+    from kbert_gui.app import run as run_app
 
     return run_app(args)

@@ -14,14 +14,15 @@ import time
 
 logger = logging.getLogger("kbert.presets")
 
-ASSETS_DIR = pathlib.Path(__file__).resolve().parents[2] / "assets"
+# Built-in presets ship inside the package (package data of the wheel).
+BUILTIN_DIR = pathlib.Path(__file__).resolve().parent / "builtin"
 
 # Built-in presets: name -> folder.
 BUILTIN_PRESETS = {
     # BERT-tiny pretrained by kbert on Jane Austen's novels and the King James Bible
     # (scripts/build_demo_model.sh);
     # the default model of the command line and the app.
-    "demo": ASSETS_DIR / "demo",
+    "demo": BUILTIN_DIR / "demo",
 }
 
 CONFIG_FILE = "config.json"
