@@ -1,12 +1,9 @@
 """Which model the app works with, and the task models loaded from it."""
 
-import hashlib
-import pathlib
 import threading
 
 from PySide6.QtCore import QObject
 from PySide6.QtCore import QSettings
-from PySide6.QtCore import QStandardPaths
 from PySide6.QtCore import Signal
 
 from kbert_gui import DEFAULT_PRESET
@@ -31,7 +28,8 @@ class ModelStore(QObject):
     Args:
         source: the first model; default the bundled `demo` preset.
         settings: the `QSettings` holding the recent list (default: the app's).
-        cache_dir: where converted checkpoints go (default: the app's cache folder).
+        cache_dir: kbert's cache folder, where converted checkpoints and downloads go
+            (default: kbert's, `$KBERT_CACHE` or `~/.cache/kbert`).
         parent: the owning QObject.
     """
 
@@ -41,10 +39,7 @@ class ModelStore(QObject):
         super().__init__(parent)
         self._source = str(source)
         self._settings = settings if settings is not None else QSettings()
-        if cache_dir is None:
-            location = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.CacheLocation)
-            cache_dir = pathlib.Path(location or pathlib.Path.home() / ".cache" / "kbert") / "converted"
-        self._cache_dir = pathlib.Path(cache_dir)
+        self._cache_dir = cache_dir
         self._models = {}
         self._lock = threading.Lock()
 
@@ -102,25 +97,8 @@ class ModelStore(QObject):
                 del self._models[key]
 
     def preset_folder(self, source):
-        """A kbert preset for `source`: itself, or its conversion (made once, cached)."""
-        from kbert.presets import BUILTIN_PRESETS
+        """A kbert preset for `source`: any model source `kbert.presets.resolve_preset`
+        takes (a preset, a name, a checkpoint folder converted once into the cache)."""
+        from kbert.presets import resolve_preset
 
-        path = pathlib.Path(source).expanduser()
-        if not path.exists() and source in BUILTIN_PRESETS:
-            return source
-        if not path.is_dir():
-            raise ValueError(
-                f"No model at {source!r}: pick a preset folder, a Hugging Face, Google or "
-                f"keras-hub checkpoint folder, or a built-in preset ({sorted(BUILTIN_PRESETS)})."
-            )
-        from kbert.checkpoints import convert
-        from kbert.presets.preset_writer import is_kbert_preset
-
-        if is_kbert_preset(path):
-            return path
-
-        stamp = f"{path.resolve()}:{max(item.stat().st_mtime_ns for item in path.iterdir())}"
-        converted = self._cache_dir / hashlib.sha256(stamp.encode()).hexdigest()[:16]
-        if not converted.is_dir():
-            convert(path, converted)
-        return converted
+        return resolve_preset(source, cache_dir=self._cache_dir)

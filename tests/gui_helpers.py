@@ -12,7 +12,7 @@ from kbert_gui.model_store import ModelStore
 def make_context(tmp_path, source="demo"):
     """An `AppContext` on `source` whose settings and conversion cache live in `tmp_path`."""
     settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
-    models = ModelStore(source, settings=settings, cache_dir=tmp_path / "converted")
+    models = ModelStore(source, settings=settings, cache_dir=tmp_path)
     return AppContext(models)
 
 

@@ -10,6 +10,7 @@ import shutil
 
 import pytest
 
+from checkpoint_helpers import write_huggingface_folder
 from kbert.checkpoints import named_checkpoints
 from kbert.checkpoints import resolve_named_checkpoint
 from kbert.cli import main
@@ -19,26 +20,10 @@ torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 huggingface_hub = pytest.importorskip("huggingface_hub")
 
-VOCABULARY = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"] + [f"word{i}" for i in range(27)]
-
-
 @pytest.fixture(scope="module")
 def huggingface_folder(tmp_path_factory):
     """What `snapshot_download` would fetch: a (tiny) Hugging Face BERT folder."""
-    folder = tmp_path_factory.mktemp("hub") / "bert-base-uncased"
-    torch.manual_seed(0)
-    config = transformers.BertConfig(
-        vocab_size=len(VOCABULARY),
-        hidden_size=16,
-        num_hidden_layers=1,
-        num_attention_heads=2,
-        intermediate_size=20,
-        max_position_embeddings=16,
-    )
-    transformers.BertForPreTraining(config).save_pretrained(folder)
-    (folder / "vocab.txt").write_text("\n".join(VOCABULARY) + "\n", encoding="utf-8")
-    (folder / "tokenizer_config.json").write_text(json.dumps({"do_lower_case": True}))
-    return folder
+    return write_huggingface_folder(tmp_path_factory.mktemp("hub") / "bert-base-uncased")
 
 
 @pytest.fixture(autouse=True)

@@ -7,9 +7,10 @@ unchanged. Detectors run in table order and the first match wins, so a more spec
 format goes before a more general one.
 
 Sources are folders in one of the formats (a Hugging Face folder, an original Google
-checkpoint, a keras-hub preset, a kbert preset), or the name of a published checkpoint
-(`kbert.checkpoints.named_checkpoints`, e.g. "bert-base-uncased"), which is downloaded
-and converted once into a local cache.
+checkpoint, a keras-hub preset, a kbert preset), or anything else
+`kbert.presets.resolve_preset` takes: a built-in preset name ("demo"), the name of a
+published checkpoint (`kbert.checkpoints.named_checkpoints`, e.g. "bert-base-uncased"),
+downloaded and converted once into a local cache, or an `hf://` / `kaggle://` handle.
 """
 
 import dataclasses
@@ -20,7 +21,6 @@ from collections.abc import Callable
 from kbert.checkpoints import google_import
 from kbert.checkpoints import huggingface_import
 from kbert.checkpoints import keras_hub_import
-from kbert.checkpoints import named_checkpoints
 
 logger = logging.getLogger("kbert.checkpoints")
 
@@ -76,10 +76,6 @@ def load_kbert_preset(folder):
     return model, None
 
 
-def _load_named(source):
-    return load_kbert_preset(named_checkpoints.resolve_named_checkpoint(str(source)))
-
-
 CHECKPOINT_FORMATS = (
     CheckpointFormat(
         name="kbert",
@@ -120,18 +116,6 @@ CHECKPOINT_FORMATS = (
     ),
 )
 
-# A source that is not an existing path but the name of a published checkpoint.
-NAMED_FORMAT = CheckpointFormat(
-    name="named",
-    description=(
-        "the name of a published checkpoint: "
-        + ", ".join(sorted(named_checkpoints.NAMED_CHECKPOINTS))
-    ),
-    detect=lambda source: named_checkpoints.is_checkpoint_name(str(source)),
-    load=_load_named,
-)
-
-
 def detect_format(source):
     """The `CheckpointFormat` of the folder `source`.
 
@@ -141,12 +125,7 @@ def detect_format(source):
     """
     source = pathlib.Path(source).expanduser()
     if not source.exists():
-        if NAMED_FORMAT.detect(source):
-            return NAMED_FORMAT
-        raise ValueError(
-            f"Checkpoint folder not found: {str(source)!r}. A source is a folder or the "
-            f"name of a published checkpoint ({', '.join(sorted(named_checkpoints.NAMED_CHECKPOINTS))})."
-        )
+        raise ValueError(f"Checkpoint folder not found: {str(source)!r}.")
     if not source.is_dir():
         raise ValueError(
             f"A checkpoint must be given as its folder, not a file. Received: {str(source)!r}"
@@ -166,12 +145,25 @@ def detect_format(source):
     )
 
 
+def holds_checkpoint(folder):
+    """Whether `folder` is a folder in one of `CHECKPOINT_FORMATS` (never raises)."""
+    folder = pathlib.Path(folder)
+    if not folder.is_dir():
+        return False
+    try:
+        detect_format(folder)
+    except ValueError:
+        return False
+    return True
+
+
 def load_checkpoint(source, lowercase=None):
     """The model and tokenizer of a checkpoint folder in any supported format, or a name.
 
     Args:
-        source: a folder in one of `CHECKPOINT_FORMATS`, or a published checkpoint's
-            name (see `kbert.checkpoints.named_checkpoints`).
+        source: a folder in one of `CHECKPOINT_FORMATS`, or any other source
+            `kbert.presets.resolve_preset` takes (a built-in or published name, an
+            `hf://` or `kaggle://` handle), read through the preset it resolves to.
         lowercase: force the tokenizer to lower-case (True) or not (False). None keeps
             what the checkpoint records (or, for Google checkpoints, its folder name says).
 
@@ -182,6 +174,11 @@ def load_checkpoint(source, lowercase=None):
 
     >>> model, tokenizer, _ = load_checkpoint("downloads/uncased_L-12_H-768_A-12")
     """
+    from kbert.presets.model_source import is_local_source
+    from kbert.presets.model_source import resolve_preset
+
+    if not is_local_source(source):
+        source = resolve_preset(source)
     checkpoint_format = detect_format(source)
     source = pathlib.Path(source).expanduser()
     logger.info("Reading %s as a %s checkpoint.", source, checkpoint_format.name)
@@ -214,8 +211,9 @@ def convert(source, destination, overwrite=False, lowercase=None):
     a failure leaves `destination` as it was.
 
     Args:
-        source: a checkpoint folder in one of `CHECKPOINT_FORMATS`, or the name of a
-            published checkpoint (`kbert.checkpoints.named_checkpoints`).
+        source: a checkpoint folder in one of `CHECKPOINT_FORMATS`, or any other source
+            `kbert.presets.resolve_preset` takes (a built-in or published name, an
+            `hf://` or `kaggle://` handle).
         destination: the preset folder to write. It must not exist or be empty, unless
             `overwrite` is set and it is a kbert preset.
         overwrite: replace an existing preset at `destination`.
@@ -232,13 +230,19 @@ def convert(source, destination, overwrite=False, lowercase=None):
     >>> convert("bert-base-cased", "presets/bert_base_cased")  # a published name
     >>> BertPretrainer.from_preset("presets/bert_base_uncased")
     """
+    from kbert.presets.model_source import is_local_source
+
     source_path = pathlib.Path(source).expanduser()
     destination = pathlib.Path(destination).expanduser()
-    # Fails fast, before the destination is examined.
-    is_named = detect_format(source_path) is NAMED_FORMAT
-    _check_destination(source_path, destination, overwrite, is_named)
-    model, tokenizer, checkpoint_format = load_checkpoint(source_path, lowercase=lowercase)
-    origin = str(source) if checkpoint_format is NAMED_FORMAT else str(source_path.resolve())
+    is_local = is_local_source(source)
+    if is_local:
+        # Fails fast, before the destination is examined.
+        detect_format(source_path)
+    _check_destination(source_path, destination, overwrite, is_named=not is_local)
+    model, tokenizer, checkpoint_format = load_checkpoint(
+        source_path if is_local else source, lowercase=lowercase
+    )
+    origin = str(source_path.resolve()) if is_local else str(source)
     metadata = {"source": checkpoint_format.name, "source_path": origin}
     model.save_to_preset(destination, tokenizer=tokenizer, metadata=metadata)
     destination = destination.resolve()

@@ -21,12 +21,13 @@ import logging
 import os
 import pathlib
 
+from kbert.checkpoints import hub_downloads
+
 logger = logging.getLogger("kbert.checkpoints")
 
 CACHE_ENVIRONMENT_VARIABLE = "KBERT_CACHE"
 DEFAULT_CACHE = pathlib.Path("~/.cache/kbert")
 DOWNLOADS_FOLDER = "downloads"
-_TRUE_VALUES = ("1", "true", "yes", "on")
 
 # Files fetched from a Hugging Face repository: safetensors weights when the repository
 # has them (every google-bert one does), the PyTorch pickle only as a fallback.
@@ -43,102 +44,123 @@ class NamedCheckpoint:
         description: size and casing, for listings.
         huggingface_id: the Hugging Face repository id, or None.
         keras_hub_handle: the Kaggle handle of the keras-hub preset, or None.
+        aliases: other names that mean the same checkpoint.
     """
 
     name: str
     description: str
     huggingface_id: str = None
     keras_hub_handle: str = None
+    aliases: tuple = ()
 
 
-def _entry(name, description, huggingface_id, keras_hub_preset=None):
+def _entry(name, description, huggingface_id, keras_hub_preset=None, aliases=()):
     handle = f"keras/bert/keras/{keras_hub_preset}/3" if keras_hub_preset else None
-    return NamedCheckpoint(name, description, huggingface_id, handle)
+    return NamedCheckpoint(name, description, huggingface_id, handle, tuple(aliases))
 
 
-NAMED_CHECKPOINTS = {
-    entry.name: entry
-    for entry in (
-        _entry(
-            "bert-base-uncased",
-            "12 layers, 768 wide, English, uncased",
-            "google-bert/bert-base-uncased",
-            "bert_base_en_uncased",
-        ),
-        _entry(
-            "bert-base-cased",
-            "12 layers, 768 wide, English, cased",
-            "google-bert/bert-base-cased",
-            "bert_base_en",
-        ),
-        _entry(
-            "bert-large-uncased",
-            "24 layers, 1024 wide, English, uncased",
-            "google-bert/bert-large-uncased",
-            "bert_large_en_uncased",
-        ),
-        _entry(
-            "bert-large-cased",
-            "24 layers, 1024 wide, English, cased",
-            "google-bert/bert-large-cased",
-            "bert_large_en",
-        ),
-        _entry(
-            "bert-large-uncased-whole-word-masking",
-            "24 layers, 1024 wide, English, uncased, whole-word masking",
-            "google-bert/bert-large-uncased-whole-word-masking",
-        ),
-        _entry(
-            "bert-large-cased-whole-word-masking",
-            "24 layers, 1024 wide, English, cased, whole-word masking",
-            "google-bert/bert-large-cased-whole-word-masking",
-        ),
-        _entry(
-            "bert-base-multilingual-cased",
-            "12 layers, 768 wide, 104 languages, cased",
-            "google-bert/bert-base-multilingual-cased",
-            "bert_base_multi",
-        ),
-        _entry(
-            "bert-base-multilingual-uncased",
-            "12 layers, 768 wide, 102 languages, uncased",
-            "google-bert/bert-base-multilingual-uncased",
-        ),
-        _entry(
-            "bert-base-chinese",
-            "12 layers, 768 wide, Chinese",
-            "google-bert/bert-base-chinese",
-            "bert_base_zh",
-        ),
-        _entry(
-            "bert-tiny-uncased",
-            "2 layers, 128 wide, English, uncased (Turc et al.)",
-            "google/bert_uncased_L-2_H-128_A-2",
-            "bert_tiny_en_uncased",
-        ),
-        _entry(
-            "bert-mini-uncased",
-            "4 layers, 256 wide, English, uncased (Turc et al.)",
-            "google/bert_uncased_L-4_H-256_A-4",
-        ),
-        _entry(
-            "bert-small-uncased",
-            "4 layers, 512 wide, English, uncased (Turc et al.)",
-            "google/bert_uncased_L-4_H-512_A-8",
-            "bert_small_en_uncased",
-        ),
-        _entry(
-            "bert-medium-uncased",
-            "8 layers, 512 wide, English, uncased (Turc et al.)",
-            "google/bert_uncased_L-8_H-512_A-8",
-            "bert_medium_en_uncased",
-        ),
-    )
+# Google's 24 smaller BERTs (Turc et al., 2019, "Well-Read Students Learn Better"): every
+# combination of these depths and widths, uncased English, trained with the original
+# recipe. Four have names of their own in Google's README.
+SMALL_BERT_LAYERS = (2, 4, 6, 8, 10, 12)
+SMALL_BERT_WIDTHS = (128, 256, 512, 768)
+_SMALL_BERT_NAMES = {
+    (2, 128): ("bert-tiny-uncased", "bert_tiny_en_uncased"),
+    (4, 256): ("bert-mini-uncased", None),
+    (4, 512): ("bert-small-uncased", "bert_small_en_uncased"),
+    (8, 512): ("bert-medium-uncased", "bert_medium_en_uncased"),
+}
+
+
+def small_bert_name(layers, width):
+    """The systematic name of a small BERT, e.g. "bert-uncased-L-2-H-128"."""
+    return f"bert-uncased-L-{layers}-H-{width}"
+
+
+def _small_berts():
+    for layers in SMALL_BERT_LAYERS:
+        for width in SMALL_BERT_WIDTHS:
+            systematic = small_bert_name(layers, width)
+            short, keras_hub_preset = _SMALL_BERT_NAMES.get((layers, width), (None, None))
+            heads = width // 64
+            yield _entry(
+                short or systematic,
+                f"{layers} layers, {width} wide, {heads} heads, English, uncased (Turc et al.)",
+                f"google/bert_uncased_L-{layers}_H-{width}_A-{heads}",
+                keras_hub_preset,
+                aliases=(systematic,) if short else (),
+            )
+
+
+_ENTRIES = (
+    _entry(
+        "bert-base-uncased",
+        "12 layers, 768 wide, English, uncased",
+        "google-bert/bert-base-uncased",
+        "bert_base_en_uncased",
+    ),
+    _entry(
+        "bert-base-cased",
+        "12 layers, 768 wide, English, cased",
+        "google-bert/bert-base-cased",
+        "bert_base_en",
+    ),
+    _entry(
+        "bert-large-uncased",
+        "24 layers, 1024 wide, English, uncased",
+        "google-bert/bert-large-uncased",
+        "bert_large_en_uncased",
+    ),
+    _entry(
+        "bert-large-cased",
+        "24 layers, 1024 wide, English, cased",
+        "google-bert/bert-large-cased",
+        "bert_large_en",
+    ),
+    _entry(
+        "bert-large-uncased-whole-word-masking",
+        "24 layers, 1024 wide, English, uncased, whole-word masking",
+        "google-bert/bert-large-uncased-whole-word-masking",
+    ),
+    _entry(
+        "bert-large-cased-whole-word-masking",
+        "24 layers, 1024 wide, English, cased, whole-word masking",
+        "google-bert/bert-large-cased-whole-word-masking",
+    ),
+    _entry(
+        "bert-base-multilingual-cased",
+        "12 layers, 768 wide, 104 languages, cased",
+        "google-bert/bert-base-multilingual-cased",
+        "bert_base_multi",
+    ),
+    _entry(
+        "bert-base-multilingual-uncased",
+        "12 layers, 768 wide, 102 languages, uncased",
+        "google-bert/bert-base-multilingual-uncased",
+    ),
+    _entry(
+        "bert-base-chinese",
+        "12 layers, 768 wide, Chinese",
+        "google-bert/bert-base-chinese",
+        "bert_base_zh",
+    ),
+    *_small_berts(),
+)
+
+# Every name and alias -> its checkpoint. Hugging Face repository ids are aliases too, so
+# that "google-bert/bert-base-uncased" works as transformers users type it.
+NAMED_CHECKPOINTS = {entry.name: entry for entry in _ENTRIES}
+CHECKPOINT_ALIASES = {
+    alias: entry
+    for entry in _ENTRIES
+    for alias in (*entry.aliases, entry.huggingface_id)
+    if alias
 }
 
 
 def is_checkpoint_name(name):
-    return isinstance(name, str) and name in NAMED_CHECKPOINTS
+    """Whether `name` is a published checkpoint's name, alias or Hugging Face id."""
+    return isinstance(name, str) and (name in NAMED_CHECKPOINTS or name in CHECKPOINT_ALIASES)
 
 
 def named_checkpoint(name):
@@ -147,7 +169,7 @@ def named_checkpoint(name):
         raise ValueError(
             f"Unknown checkpoint name {name!r}. Known: {', '.join(sorted(NAMED_CHECKPOINTS))}"
         )
-    return NAMED_CHECKPOINTS[name]
+    return NAMED_CHECKPOINTS.get(name) or CHECKPOINT_ALIASES[name]
 
 
 def cache_root(cache_dir=None):
@@ -162,15 +184,12 @@ def download_folder(name, cache_dir=None):
     return cache_root(cache_dir) / DOWNLOADS_FOLDER / named_checkpoint(name).name
 
 
-def _offline_by_environment():
-    return os.environ.get("HF_HUB_OFFLINE", "").strip().lower() in _TRUE_VALUES
-
-
 def resolve_named_checkpoint(name, cache_dir=None, online=None, source=None):
     """The local kbert preset of the published checkpoint `name`, downloading it if needed.
 
     Args:
-        name: a key of `NAMED_CHECKPOINTS`, e.g. "bert-base-uncased".
+        name: a key of `NAMED_CHECKPOINTS`, e.g. "bert-base-uncased", or an alias
+            ("bert-uncased-L-2-H-128", "google-bert/bert-base-uncased").
         cache_dir: the cache folder; default `$KBERT_CACHE` or `~/.cache/kbert`.
         online: whether downloading is allowed. None: yes, unless `HF_HUB_OFFLINE` is set.
         source: "huggingface" or "keras-hub" to choose where to download from; None
@@ -188,7 +207,7 @@ def resolve_named_checkpoint(name, cache_dir=None, online=None, source=None):
     >>> folder = resolve_named_checkpoint("bert-base-uncased")
     >>> model = BertPretrainer.from_preset(folder)
     """
-    from kbert.checkpoints.convert import convert, detect_format
+    from kbert.checkpoints.convert import convert, holds_checkpoint
     from kbert.presets.preset_registry import recover_interrupted_save
     from kbert.presets.preset_writer import is_kbert_preset
 
@@ -199,26 +218,16 @@ def resolve_named_checkpoint(name, cache_dir=None, online=None, source=None):
         return preset
 
     downloads = download_folder(entry.name, cache_dir)
-    original = downloads if _holds_checkpoint(downloads, detect_format) else None
+    original = downloads if holds_checkpoint(downloads) else None
     if original is None:
         if online is None:
-            online = not _offline_by_environment()
+            online = not hub_downloads.offline_by_environment()
         if not online:
             raise ValueError(_missing_files_message(entry, downloads, "kbert is offline"))
         original = _download(entry, downloads, source)
     logger.info("Converting %s from %s into %s.", entry.name, original, preset)
     convert(original, preset, overwrite=True)
     return preset
-
-
-def _holds_checkpoint(folder, detect_format):
-    if not folder.is_dir():
-        return False
-    try:
-        detect_format(folder)
-    except ValueError:
-        return False
-    return True
 
 
 def _download(entry, downloads, source):
@@ -232,62 +241,16 @@ def _download(entry, downloads, source):
         raise ValueError(f"{entry.name} is not published on {source}.")
     try:
         if use_huggingface:
-            return _download_huggingface(entry, downloads)
-        return _download_keras_hub(entry)
-    except _connection_errors() as error:
-        raise ValueError(
-            _missing_files_message(entry, downloads, f"the download failed: {error}")
-        ) from None
-
-
-def _download_huggingface(entry, downloads):
-    from huggingface_hub import snapshot_download
-
-    logger.info("Downloading %s from Hugging Face (%s).", entry.name, entry.huggingface_id)
-    downloads.mkdir(parents=True, exist_ok=True)
-    for weights in HUGGINGFACE_WEIGHTS:
-        snapshot_download(
-            entry.huggingface_id,
-            allow_patterns=[*HUGGINGFACE_FILES, weights],
-            local_dir=downloads,
-        )
-        if (downloads / weights).is_file():
-            return downloads
-    raise ValueError(
-        f"Hugging Face repository {entry.huggingface_id} has none of {list(HUGGINGFACE_WEIGHTS)}."
-    )
-
-
-def _download_keras_hub(entry):
-    import kagglehub
-
-    logger.info("Downloading %s from Kaggle (%s).", entry.name, entry.keras_hub_handle)
-    # kagglehub keeps its own cache; the preset is converted from there.
-    return pathlib.Path(kagglehub.model_download(entry.keras_hub_handle))
-
-
-def _connection_errors():
-    """Exceptions that mean "could not download", from the clients that are installed."""
-    errors = [OSError, ConnectionError, TimeoutError]
-    try:
-        from huggingface_hub.errors import EntryNotFoundError
-
-        errors.append(EntryNotFoundError)
-    except ImportError:
-        pass
-    try:
-        import httpx
-
-        errors.append(httpx.HTTPError)
-    except ImportError:
-        pass
-    try:
-        from kagglehub import exceptions
-
-        errors += [exceptions.BackendError, exceptions.NotFoundError, exceptions.KaggleApiHTTPError]
-    except (ImportError, AttributeError):
-        pass
-    return tuple(errors)
+            return hub_downloads.download_huggingface(
+                entry.huggingface_id,
+                downloads,
+                metadata_patterns=HUGGINGFACE_FILES,
+                weight_patterns=[(weights,) for weights in HUGGINGFACE_WEIGHTS],
+            )
+        # kagglehub keeps its own cache; the preset is converted from there.
+        return hub_downloads.download_kaggle(entry.keras_hub_handle)
+    except hub_downloads.DownloadFailed as error:
+        raise ValueError(_missing_files_message(entry, downloads, str(error))) from None
 
 
 def _missing_files_message(entry, downloads, reason):

@@ -2,3 +2,12 @@
 
 EXIT_OK = 0
 EXIT_ERROR = 1
+
+# The help of every argument that names a model: each takes every source
+# `kbert.presets.resolve_preset` does.
+MODEL_HELP = (
+    "a kbert preset folder, a built-in name (demo), a published checkpoint name "
+    "(bert-base-uncased, bert-tiny-uncased, ...: see `kbert convert --help`), a Hugging "
+    "Face, Google or keras-hub checkpoint folder (converted once into the cache), or "
+    "hf://owner/name"
+)

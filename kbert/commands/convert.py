@@ -1,6 +1,23 @@
 """`kbert convert SRC DST`: any supported checkpoint folder into a kbert preset."""
 
+import argparse
+import textwrap
+
 from kbert.commands import EXIT_OK
+from kbert.commands import MODEL_HELP
+
+
+def published_names_epilog():
+    """The published checkpoint names, for `--help` (names only: no Keras import)."""
+    from kbert.checkpoints.named_checkpoints import NAMED_CHECKPOINTS
+
+    lines = ["published checkpoints (name: description; aliases):"]
+    for name, entry in NAMED_CHECKPOINTS.items():
+        aliases = ", ".join(alias for alias in (*entry.aliases, entry.huggingface_id) if alias)
+        lines.append(f"  {name}: {entry.description}; {aliases}")
+    return "\n".join(
+        textwrap.fill(line, width=100, subsequent_indent="      ") for line in lines
+    )
 
 
 def add_parser(subparsers):
@@ -16,8 +33,12 @@ def add_parser(subparsers):
             "a keras-hub preset keeps its masked-LM or classifier head. SRC may also be a "
             "published checkpoint name such as bert-base-uncased (fetched once, then cached)."
         ),
+        epilog=published_names_epilog(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("src", metavar="SRC", help="checkpoint folder or published name")
+    parser.add_argument(
+        "src", metavar="SRC", help=f"the model to convert: {MODEL_HELP}"
+    )
     parser.add_argument("dst", metavar="DST", help="preset folder to write")
     parser.add_argument(
         "--overwrite",

@@ -3,6 +3,7 @@
 import json
 
 from kbert.commands import EXIT_OK
+from kbert.commands import MODEL_HELP
 from kbert.commands.finetune import add_task_arguments
 from kbert.commands.finetune import task_from_arguments
 
@@ -20,7 +21,9 @@ def add_parser(subparsers):
         "--data test.csv",
     )
     add_task_arguments(parser)
-    parser.add_argument("--model", required=True, metavar="PRESET", help="the model to score")
+    parser.add_argument(
+        "--model", required=True, metavar="MODEL", help=f"the model to score: {MODEL_HELP}"
+    )
     parser.add_argument("--data", required=True, metavar="FILE", help="labelled data")
     parser.add_argument(
         "--batch-size",

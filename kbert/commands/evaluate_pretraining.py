@@ -1,6 +1,7 @@
 """`kbert evaluate-pretraining`: masked-LM and next-sentence accuracy on held-out shards."""
 
 from kbert.commands import EXIT_OK
+from kbert.commands import MODEL_HELP
 
 
 def add_parser(subparsers):
@@ -17,7 +18,7 @@ def add_parser(subparsers):
         epilog="example: kbert evaluate-pretraining --model runs/tiny/model --data heldout",
     )
     parser.add_argument(
-        "--model", required=True, metavar="PRESET", help="preset folder or name"
+        "--model", required=True, metavar="MODEL", help=f"the model to score: {MODEL_HELP}"
     )
     parser.add_argument(
         "--data", required=True, metavar="SHARD_DIR", help="held-out shards"

@@ -1,6 +1,7 @@
 """`kbert export SRC DST --format huggingface|keras-hub`: a kbert model in another format."""
 
 from kbert.commands import EXIT_OK
+from kbert.commands import MODEL_HELP
 
 FORMATS = ("huggingface", "keras-hub")
 
@@ -17,7 +18,7 @@ def add_parser(subparsers):
             "keras_hub.models.BertBackbone.from_preset loads."
         ),
     )
-    parser.add_argument("src", metavar="SRC", help="kbert preset folder (or checkpoint) to read")
+    parser.add_argument("src", metavar="SRC", help=f"the model to export: {MODEL_HELP}")
     parser.add_argument("dst", metavar="DST", help="folder to write")
     parser.add_argument(
         "--format",

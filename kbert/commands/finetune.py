@@ -9,6 +9,7 @@ import signal
 import sys
 
 from kbert.commands import EXIT_OK
+from kbert.commands import MODEL_HELP
 
 # Exit status of a run stopped by Ctrl-C (after writing its checkpoint), as shells use.
 EXIT_CANCELLED = 130
@@ -108,11 +109,13 @@ def add_parser(subparsers):
             "OUTPUT/model. A training checkpoint in OUTPUT lets --resume continue an "
             "interrupted run; Ctrl-C stops cleanly after the current batch."
         ),
-        epilog="example: kbert finetune --task classification --model bert-tiny "
+        epilog="example: kbert finetune --task classification --model bert-tiny-uncased "
         "--train train.csv --eval dev.csv --output runs/sentiment",
     )
     add_task_arguments(parser)
-    parser.add_argument("--model", required=True, metavar="PRESET", help="preset to start from")
+    parser.add_argument(
+        "--model", required=True, metavar="MODEL", help=f"the model to start from: {MODEL_HELP}"
+    )
     parser.add_argument("--train", required=True, metavar="FILE", help="training data")
     parser.add_argument("--eval", metavar="FILE", help="evaluation data, scored after every epoch")
     parser.add_argument(

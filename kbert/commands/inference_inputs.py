@@ -9,6 +9,8 @@ import dataclasses
 import json
 import sys
 
+from kbert.commands import MODEL_HELP
+
 # Show a progress bar from this many inputs on.
 MANY_INPUTS = 16
 DEFAULT_BATCH_SIZE = 32
@@ -21,8 +23,8 @@ def add_common_arguments(parser, file_help, texts_help=None):
     parser.add_argument(
         "--model",
         default="demo",
-        metavar="M",
-        help="preset folder or registered preset name (default: demo, the bundled model)",
+        metavar="MODEL",
+        help=f"{MODEL_HELP} (default: demo, the bundled model)",
     )
     parser.add_argument("--file", metavar="F", help=file_help)
     parser.add_argument(

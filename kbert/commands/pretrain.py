@@ -4,6 +4,7 @@ import signal
 import sys
 
 from kbert.commands import EXIT_ERROR, EXIT_OK
+from kbert.commands import MODEL_HELP
 
 # Shared with the sibling commands rather than copied: create-pretraining-data's
 # numeric options and finetune's Ctrl-C handling (first stops cleanly, second aborts).
@@ -42,7 +43,7 @@ def add_parser(subparsers):
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--size", choices=SIZES, help="a new model of this BERT size")
     source.add_argument(
-        "--init-from", metavar="PRESET", help="continue pretraining a preset"
+        "--init-from", metavar="MODEL", help=f"continue pretraining a model: {MODEL_HELP}"
     )
     parser.add_argument(
         "--vocab",

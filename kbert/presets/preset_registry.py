@@ -1,8 +1,8 @@
-"""Where preset names point: a folder path, or a preset that ships with kbert.
+"""The built-in presets, the preset folder's file names, and crash recovery of saves.
 
-Resolving a folder also finishes any save to it that a crash interrupted (see
-`recover_interrupted_save`), so a preset is always found as it was before or after
-the last save, never half-written.
+Resolving a folder (`kbert.presets.resolve_preset`) first finishes any save to it that a
+crash interrupted (`recover_interrupted_save`), so a preset is always found as it was
+before or after the last save, never half-written.
 """
 
 import logging
@@ -45,34 +45,6 @@ _SWAP_WAIT_SECONDS = 2.0
 # removed once they are this old.
 _UNOWNED_LEFTOVER_SECONDS = 3600
 _OWNER = re.compile(r"(\d+)(?:-|$)")
-
-
-def resolve_preset(preset):
-    """The folder of `preset`, a folder path or the name of a built-in preset.
-
-    An interrupted save to the folder is recovered first (`recover_interrupted_save`).
-
-    Raises:
-        ValueError: when `preset` is neither an existing folder nor a known name.
-    """
-    if isinstance(preset, pathlib.Path) or isinstance(preset, str):
-        path = pathlib.Path(preset).expanduser()
-        recover_interrupted_save(path)
-        if path.is_dir():
-            return path
-        if isinstance(preset, str) and preset in BUILTIN_PRESETS:
-            return pathlib.Path(BUILTIN_PRESETS[preset])
-        if path.exists():
-            raise ValueError(f"A preset must be a folder. Received a file: {str(path)!r}")
-    else:
-        raise ValueError(
-            f"`preset` must be a folder path or a preset name. Received: {type(preset).__name__}"
-        )
-    known = sorted(BUILTIN_PRESETS)
-    raise ValueError(
-        f"Unknown preset {str(preset)!r}: no such folder, and not a built-in preset "
-        f"(known names: {known})."
-    )
 
 
 def staging_prefix(folder):

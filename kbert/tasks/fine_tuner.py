@@ -69,7 +69,7 @@ class FineTuner:
 
     Example:
 
-    >>> tuner = FineTuner("classification", "bert-tiny", "runs/sentiment",
+    >>> tuner = FineTuner("classification", "bert-tiny-uncased", "runs/sentiment",
     ...                   FineTuningConfig(epochs=3, patience=1))
     >>> result = tuner.run("train.csv", "dev.csv")
     >>> result.best_metric, result.preset_path

@@ -298,9 +298,13 @@ class BertTokenizer:
 
         >>> tokenizer = BertTokenizer.from_preset("path/to/preset")
         """
-        from kbert.presets import resolve_preset
+        folder = pathlib.Path(preset).expanduser()
+        if not folder.is_dir():
+            # A name or handle: the tokenizer of the preset it resolves to. A folder is
+            # read as it is (a Hugging Face folder's files are this class's own format).
+            from kbert.presets import resolve_preset
 
-        folder = pathlib.Path(resolve_preset(preset))
+            folder = pathlib.Path(resolve_preset(preset))
         vocabulary_path = folder / VOCABULARY_FILENAME
         if vocabulary_path.is_file():
             config_path = folder / CONFIG_FILENAME

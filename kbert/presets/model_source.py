@@ -1,0 +1,322 @@
+"""One resolver for every model source: what `from_preset`, `--model`, SRC and the app take.
+
+`resolve_preset(source)` turns any of these into the folder of a kbert preset:
+
+| source                                   | becomes                                            |
+|------------------------------------------|----------------------------------------------------|
+| a kbert preset folder                    | itself                                             |
+| a built-in name: `demo`                  | the preset inside the package                      |
+| a published name: `bert-base-uncased`,   | downloaded once, converted into                    |
+| `bert-tiny-uncased`, `google-bert/...`   | `<cache>/<name>` (`kbert.checkpoints.NAMED_CHECKPOINTS`) |
+| a Hugging Face, Google or keras-hub      | converted once into `<cache>/converted/<hash>`,   |
+| checkpoint folder                        | keyed by the hash of its files' contents           |
+| `hf://owner/name`                        | downloaded with huggingface_hub, converted once    |
+| `kaggle://owner/model/framework/variant` | downloaded with kagglehub, converted once          |
+
+The cache is `$KBERT_CACHE`, else `~/.cache/kbert` (or `cache_dir=`). Offline
+(`HF_HUB_OFFLINE=1` or `online=False`), what is already in the cache still resolves.
+When nothing matches, the error lists what was tried and the accepted forms.
+"""
+
+import difflib
+import hashlib
+import json
+import logging
+import os
+import pathlib
+import re
+
+from kbert.presets.preset_registry import BUILTIN_PRESETS
+from kbert.presets.preset_registry import recover_interrupted_save
+
+logger = logging.getLogger("kbert.presets")
+
+HUGGINGFACE_SCHEME = "hf://"
+KAGGLE_SCHEME = "kaggle://"
+CONVERTED_FOLDER = "converted"
+# Inside the cache: converted hub models under these folders, their downloads under
+# `downloads/<folder>/...`.
+HUGGINGFACE_FOLDER = "hf"
+KAGGLE_FOLDER = "kaggle"
+# `<cache>/converted/index.json` remembers the content hash of each converted folder by
+# its files' sizes and modification times, so an unchanged folder is not hashed again.
+_INDEX_FILE = "index.json"
+_HASH_CHUNK_BYTES = 1 << 20
+# More files than this is not a checkpoint folder (a home folder dropped by mistake).
+_MAX_CHECKPOINT_FILES = 1000
+_HUGGINGFACE_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
+_KAGGLE_HANDLE = re.compile(r"^[\w.-]+/[\w.-]+/[\w.-]+/[\w.-]+(?:/\d+)?$")
+
+ACCEPTED_FORMS = (
+    "a kbert preset folder",
+    "a Hugging Face, Google (google-research/bert) or keras-hub checkpoint folder, "
+    "converted once into the cache",
+    f"a built-in preset name ({', '.join(sorted(BUILTIN_PRESETS))})",
+    "a published checkpoint name such as bert-base-uncased or bert-tiny-uncased "
+    "(`kbert convert --help` lists them all)",
+    "hf://owner/name (a Hugging Face repository)",
+    "kaggle://owner/model/framework/variation[/version] (a keras-hub preset on Kaggle)",
+)
+
+
+def resolve_preset(source, cache_dir=None, online=None):
+    """The folder of a kbert preset for `source`, converting or downloading it once.
+
+    An interrupted save to a local folder is recovered first
+    (`kbert.presets.preset_registry.recover_interrupted_save`).
+
+    Args:
+        source: a folder (str or path-like), a built-in or published name, or an
+            `hf://` / `kaggle://` handle; see the module docstring.
+        cache_dir: the cache folder; default `$KBERT_CACHE` or `~/.cache/kbert`.
+        online: whether downloading is allowed. None: yes, unless `HF_HUB_OFFLINE` is set.
+
+    Returns:
+        A `pathlib.Path` to a kbert preset folder.
+
+    Raises:
+        ValueError: when `source` is none of the accepted forms (the message lists what
+            was tried), or its files are incomplete, or a download is needed but fails.
+
+    Examples:
+
+    >>> resolve_preset("demo")
+    PosixPath('.../kbert/presets/builtin/demo')
+    >>> resolve_preset("downloads/bert-base-uncased")  # a Hugging Face folder
+    PosixPath('/home/me/.cache/kbert/converted/5f0c...')
+    """
+    if isinstance(source, os.PathLike):
+        source = os.fspath(source)
+        is_path = True
+    elif isinstance(source, str):
+        is_path = False
+    else:
+        raise ValueError(
+            "`preset` must be a folder path, a preset or checkpoint name, or an hf:// or "
+            f"kaggle:// handle. Received: {source!r} of type {type(source).__name__}"
+        )
+    if not is_path and source.startswith(HUGGINGFACE_SCHEME):
+        return _from_huggingface(source[len(HUGGINGFACE_SCHEME) :], cache_dir, online)
+    if not is_path and source.startswith(KAGGLE_SCHEME):
+        return _from_kaggle(source[len(KAGGLE_SCHEME) :], cache_dir, online)
+    path = pathlib.Path(source).expanduser()
+    recover_interrupted_save(path)
+    if path.is_dir():
+        return _local_folder(path, cache_dir)
+    if path.exists():
+        raise ValueError(
+            f"A model must be a folder (or a name). Received a file: {str(path)!r}"
+        )
+    if not is_path and source in BUILTIN_PRESETS:
+        return pathlib.Path(BUILTIN_PRESETS[source])
+    from kbert.checkpoints import named_checkpoints
+
+    if not is_path and named_checkpoints.is_checkpoint_name(source):
+        return named_checkpoints.resolve_named_checkpoint(source, cache_dir, online)
+    raise ValueError(_unknown_source_message(source, path))
+
+
+def is_local_source(source):
+    """Whether `source` names an existing local folder (rather than a name or handle)."""
+    if isinstance(source, str) and source.startswith((HUGGINGFACE_SCHEME, KAGGLE_SCHEME)):
+        return False
+    return pathlib.Path(source).expanduser().is_dir()
+
+
+def _local_folder(path, cache_dir):
+    from kbert.presets.preset_writer import is_kbert_preset
+
+    if is_kbert_preset(path):
+        return path
+    from kbert.checkpoints.convert import detect_format
+
+    try:
+        checkpoint_format = detect_format(path)
+    except ValueError as error:
+        raise ValueError(
+            f"{str(path)!r} is not a model folder: a model folder is a kbert preset, or a "
+            "Hugging Face, Google or keras-hub checkpoint (converted once into the cache). "
+            f"{error}"
+        ) from None
+    converted = _cache(cache_dir) / CONVERTED_FOLDER / _content_key(path, cache_dir)
+    recover_interrupted_save(converted)
+    if is_kbert_preset(converted):
+        return converted
+    logger.info(
+        "%s is a %s checkpoint: converting it once into %s (later loads read that; "
+        "`kbert convert` writes a preset where you choose).",
+        path,
+        checkpoint_format.name,
+        converted,
+    )
+    return _convert(path, converted)
+
+
+def _convert(original, preset):
+    from kbert.checkpoints.convert import convert
+    from kbert.presets.preset_writer import is_kbert_preset
+
+    if is_kbert_preset(original):
+        return pathlib.Path(original)
+    convert(original, preset, overwrite=True)
+    return preset
+
+
+def _from_huggingface(repo_id, cache_dir, online):
+    from kbert.checkpoints import hub_downloads
+    from kbert.presets.preset_writer import is_kbert_preset
+
+    if not _HUGGINGFACE_ID.match(repo_id):
+        raise ValueError(
+            "A Hugging Face handle is hf://owner/name, e.g. hf://google-bert/bert-base-uncased. "
+            f"Received: {HUGGINGFACE_SCHEME}{repo_id}"
+        )
+    owner, name = repo_id.split("/")
+    preset = _cache(cache_dir) / HUGGINGFACE_FOLDER / owner / name
+    recover_interrupted_save(preset)
+    if is_kbert_preset(preset):
+        return preset
+    downloads = _cache(cache_dir) / "downloads" / HUGGINGFACE_FOLDER / owner / name
+    from kbert.checkpoints.convert import holds_checkpoint
+
+    if not holds_checkpoint(downloads):
+        if not _online(online):
+            raise ValueError(
+                f"hf://{repo_id} is not in the cache and kbert is offline. Put the "
+                f"repository's files (config.json, the weights, vocab.txt) in {downloads}, "
+                "or go online."
+            )
+        try:
+            hub_downloads.download_huggingface(repo_id, downloads)
+        except hub_downloads.DownloadFailed as error:
+            raise ValueError(f"Cannot fetch hf://{repo_id}: {error}.") from None
+    logger.info("Converting hf://%s once into %s.", repo_id, preset)
+    return _convert(downloads, preset)
+
+
+def _from_kaggle(handle, cache_dir, online):
+    from kbert.checkpoints import hub_downloads
+    from kbert.presets.preset_writer import is_kbert_preset
+
+    if not _KAGGLE_HANDLE.match(handle):
+        raise ValueError(
+            "A Kaggle handle is kaggle://owner/model/framework/variation[/version], e.g. "
+            f"kaggle://keras/bert/keras/bert_tiny_en_uncased/3. Received: {KAGGLE_SCHEME}{handle}"
+        )
+    preset = _cache(cache_dir) / KAGGLE_FOLDER / pathlib.Path(*handle.split("/"))
+    recover_interrupted_save(preset)
+    if is_kbert_preset(preset):
+        return preset
+    if not _online(online):
+        raise ValueError(f"kaggle://{handle} is not in the cache and kbert is offline.")
+    try:
+        original = hub_downloads.download_kaggle(handle)
+    except hub_downloads.DownloadFailed as error:
+        raise ValueError(f"Cannot fetch kaggle://{handle}: {error}.") from None
+    logger.info("Converting kaggle://%s once into %s.", handle, preset)
+    return _convert(original, preset)
+
+
+def _online(online):
+    from kbert.checkpoints import hub_downloads
+
+    return not hub_downloads.offline_by_environment() if online is None else bool(online)
+
+
+def _cache(cache_dir):
+    from kbert.checkpoints.named_checkpoints import cache_root
+
+    return cache_root(cache_dir)
+
+
+# --- Content keys of converted folders ------------------------------------------------
+
+
+def _checkpoint_files(folder):
+    files = []
+    for path in sorted(folder.rglob("*")):
+        relative = path.relative_to(folder)
+        if any(part.startswith(".") for part in relative.parts):
+            continue  # hidden files (.git, editor swap files) are not the checkpoint
+        if path.is_file():
+            files.append(path)
+            if len(files) > _MAX_CHECKPOINT_FILES:
+                raise ValueError(
+                    f"{str(folder)!r} holds more than {_MAX_CHECKPOINT_FILES} files; a "
+                    "checkpoint folder holds a few. Point at the checkpoint's own folder."
+                )
+    return files
+
+
+def _content_key(folder, cache_dir):
+    """The first 16 hex digits of a sha256 over the folder's file names and contents."""
+    files = _checkpoint_files(folder)
+    signature = [
+        [str(path.relative_to(folder)), path.stat().st_size, path.stat().st_mtime_ns]
+        for path in files
+    ]
+    index_path = _cache(cache_dir) / CONVERTED_FOLDER / _INDEX_FILE
+    index = _read_index(index_path)
+    remembered = index.get(str(folder.resolve()))
+    if isinstance(remembered, dict) and remembered.get("signature") == signature:
+        return str(remembered["key"])
+    digest = hashlib.sha256()
+    for path in files:
+        digest.update(str(path.relative_to(folder)).encode("utf-8") + b"\0")
+        file_digest = hashlib.sha256()
+        with open(path, "rb") as handle:
+            for chunk in iter(lambda: handle.read(_HASH_CHUNK_BYTES), b""):
+                file_digest.update(chunk)
+        digest.update(file_digest.digest())
+    key = digest.hexdigest()[:16]
+    index[str(folder.resolve())] = {"signature": signature, "key": key}
+    _write_index(index_path, index)
+    return key
+
+
+def _read_index(path):
+    try:
+        index = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return index if isinstance(index, dict) else {}
+
+
+def _write_index(path, index):
+    # Best effort: without the index, the next load hashes the folder again.
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        staging = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+        staging.write_text(json.dumps(index, indent=1), encoding="utf-8")
+        os.replace(staging, path)
+    except OSError as error:
+        logger.debug("Could not update %s: %s", path, error)
+
+
+# --- Errors -----------------------------------------------------------------------------
+
+
+def _unknown_source_message(source, path):
+    from kbert.checkpoints.named_checkpoints import CHECKPOINT_ALIASES
+    from kbert.checkpoints.named_checkpoints import NAMED_CHECKPOINTS
+
+    accepted = ["Accepted forms:", *(f"  - {form}" for form in ACCEPTED_FORMS)]
+    text = str(source)
+    if text.startswith((".", "~", os.sep)) or (os.altsep and os.altsep in text):
+        # Written as a path: the folder is what is missing, not a name.
+        return "\n".join([f"No model at {text!r}: there is no such folder.", *accepted])
+    names = sorted(set(BUILTIN_PRESETS) | set(NAMED_CHECKPOINTS) | set(CHECKPOINT_ALIASES))
+    close = difflib.get_close_matches(str(source), names, n=3, cutoff=0.6)
+    lines = [
+        f"Unknown preset {source!r}: it is none of the model sources kbert accepts. Tried:",
+        f"  - a folder: there is no {str(path.absolute())!r}",
+        f"  - a built-in preset: {', '.join(sorted(BUILTIN_PRESETS))}",
+        "  - a published checkpoint name: "
+        f"{', '.join(sorted(NAMED_CHECKPOINTS)[:6])}, ... ({len(NAMED_CHECKPOINTS)} in all, "
+        "listed by `kbert convert --help`)",
+    ]
+    if close:
+        lines.append(f"Did you mean: {', '.join(close)}?")
+    if _HUGGINGFACE_ID.match(str(source)):
+        lines.append(f"For the Hugging Face repository {source}, write hf://{source}.")
+    return "\n".join(lines + accepted)
