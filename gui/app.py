@@ -10,6 +10,7 @@ import os
 import sys
 import time
 
+from kbert.commands import MODEL_HELP
 from kbert_gui import DEFAULT_PRESET
 
 APP_NAME = "kbert"
@@ -29,9 +30,8 @@ def add_arguments(parser):
     parser.add_argument(
         "--model",
         default=DEFAULT_PRESET,
-        metavar="PRESET",
-        help="preset name or folder, or a checkpoint folder to convert "
-        f"(default: the bundled {DEFAULT_PRESET!r} model)",
+        metavar="MODEL",
+        help=f"{MODEL_HELP} (default: the bundled {DEFAULT_PRESET!r} model)",
     )
     parser.add_argument(
         "--backend",

@@ -16,7 +16,10 @@ _PUBLIC_NAMES = {
     "BertClassifier": "kbert.models.bert_classifier",
     "BertTokenClassifier": "kbert.models.bert_token_classifier",
     "BertQuestionAnswerer": "kbert.models.bert_question_answerer",
+    "BertTask": "kbert.models.bert_task",
     "BertTokenizer": "kbert.tokenizer.bert_tokenizer",
+    "load_task": "kbert.models.bert_task",
+    "resolve_preset": "kbert.presets.model_source",
 }
 
 __all__ = sorted(_PUBLIC_NAMES) + ["__version__"]

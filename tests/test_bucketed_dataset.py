@@ -10,7 +10,7 @@ from kbert.models import BertClassifier
 from kbert.models import BertQuestionAnswerer
 from kbert.models import BertTokenClassifier
 from kbert.tasks import BucketedDataset
-from kbert.tasks.bucketed_dataset import IGNORED_LABEL
+from kbert.preprocessing.bucketed_dataset import IGNORED_LABEL
 
 
 def _token_ids(count, seed=0, low=3, high=24):

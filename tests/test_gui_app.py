@@ -268,5 +268,5 @@ def test_kbert_gui_command_offers_the_apps_options_without_loading_keras():
         [sys.executable, "-c", code], cwd=REPOSITORY, capture_output=True, text=True, timeout=60
     )
     assert result.returncode == 0, result.stderr
-    assert "--model PRESET" in result.stdout and "--backend" in result.stdout
+    assert "--model MODEL" in result.stdout and "--backend" in result.stdout
     assert result.stdout.strip().endswith("keras imported: False")

@@ -16,7 +16,7 @@ from kbert.tasks import ClassificationTask
 from kbert.tasks import QuestionAnsweringTask
 from kbert.tasks import TokenClassificationTask
 from kbert.tasks import make_task
-from kbert.tasks.bucketed_dataset import IGNORED_LABEL
+from kbert.preprocessing.bucketed_dataset import IGNORED_LABEL
 from kbert.tokenizer import BertTokenizer
 
 

@@ -20,7 +20,7 @@ def add_parser(subparsers):
             "Print the most probable label of each TEXT (or text pair) with its "
             "probability; with --json, the probability of every label."
         ),
-        epilog='example: kbert classify --model my-classifier "A wonderful film."',
+        epilog='example: kbert classify --model runs/sentiment/model "A wonderful film."',
     )
     add_common_arguments(
         parser,

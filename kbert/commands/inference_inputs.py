@@ -92,15 +92,30 @@ def require_inputs(inputs, what):
     return inputs
 
 
-def load_model(model_class, preset):
-    """`model_class.from_preset(preset)`; the preset must carry a tokenizer."""
+def load_model(model_class, preset, trained_head=True):
+    """`model_class.from_preset(preset)`; the preset must carry a tokenizer.
+
+    With `trained_head`, a head the preset does not hold (it would start untrained) is
+    an error that says how to get one.
+    """
+    from kbert.presets.preset_loader import missing_head_message
+
     model = model_class.from_preset(preset)
     if model.tokenizer is None:
         raise ValueError(
             f"The preset {preset!r} has no vocabulary (vocab.txt or tokenizer.json), so "
             "its texts cannot be tokenized."
         )
+    if trained_head and model.freshly_initialized_heads:
+        raise ValueError(missing_head_message(model_class, preset, _class_name(preset)))
     return model
+
+
+def _class_name(preset):
+    from kbert.presets import resolve_preset
+    from kbert.presets.preset_loader import read_preset_config
+
+    return read_preset_config(resolve_preset(preset))["class_name"]
 
 
 def map_in_batches(function, inputs, batch_size, description):

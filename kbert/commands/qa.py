@@ -1,5 +1,7 @@
 """`kbert qa`: answer questions with spans of a context, any context length."""
 
+import sys
+
 from kbert.commands import EXIT_OK
 from kbert.commands.inference_inputs import add_common_arguments
 from kbert.commands.inference_inputs import load_model
@@ -19,7 +21,7 @@ def add_parser(subparsers):
             "context gives 'no answer'."
         ),
         epilog=(
-            'example: kbert qa --model my-squad --question "Who sat?" '
+            'example: kbert qa --model runs/squad/model --question "Who sat?" '
             '--context "The cat sat on the mat."'
         ),
     )
@@ -92,7 +94,14 @@ def run(args):
     from kbert.models import BertQuestionAnswerer
 
     records = _inputs(args)
-    model = load_model(BertQuestionAnswerer, args.model)
+    model = load_model(BertQuestionAnswerer, args.model, trained_head=False)
+    if model.freshly_initialized_heads:
+        print(
+            f"kbert qa: warning: {args.model!r} has no trained question-answering head "
+            "(it is not in the model); its answers are noise until it is fine-tuned: "
+            f"kbert finetune --task qa --model {args.model} --train squad.json --output runs/qa",
+            file=sys.stderr,
+        )
 
     def answer_batch(batch):
         return [
@@ -118,6 +127,7 @@ def run(args):
                 answers=result.answers,
                 no_answer_score=result.no_answer_score,
                 is_impossible=result.is_impossible,
+                head_trained=result.head_trained,
             )
             print_json(output)
             continue

@@ -17,7 +17,7 @@ def add_parser(subparsers):
             "Print the entities of each TEXT found by a token-classification model: "
             "label, character offsets, score (mean probability) and text."
         ),
-        epilog='example: kbert tag --model my-ner "Ada Lovelace visited Paris."',
+        epilog='example: kbert tag --model runs/ner/model "Ada Lovelace visited Paris."',
     )
     add_common_arguments(
         parser,

@@ -13,10 +13,6 @@ from kbert.inference.attention_map import AttentionMap
 from kbert.inference.attention_map import attention_map
 from kbert.inference.classification import classify
 from kbert.inference.fill_mask import fill_mask
-from kbert.inference.length_buckets import DEFAULT_LENGTH_BUCKETS
-from kbert.inference.length_buckets import bucket_length
-from kbert.inference.length_buckets import length_buckets
-from kbert.inference.length_buckets import pad_to_bucket
 from kbert.inference.question_answering import answer
 from kbert.inference.results import Answer
 from kbert.inference.results import AnswerResult
@@ -28,6 +24,10 @@ from kbert.inference.results import MaskPrediction
 from kbert.inference.span_probabilities import SpanProbabilities
 from kbert.inference.span_probabilities import span_probabilities
 from kbert.inference.token_tagging import tag
+from kbert.preprocessing.length_buckets import DEFAULT_LENGTH_BUCKETS
+from kbert.preprocessing.length_buckets import bucket_length
+from kbert.preprocessing.length_buckets import length_buckets
+from kbert.preprocessing.length_buckets import pad_to_bucket
 
 __all__ = [
     "Answer",

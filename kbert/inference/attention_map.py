@@ -11,12 +11,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from kbert.inference.model_io import encode_texts
 from kbert.inference.model_io import model_buckets
 from kbert.inference.model_io import pad_batch
 from kbert.inference.model_io import predict
 from kbert.inference.model_io import resolve_tokenizer
 from kbert.inference.model_io import sequence_limit
+from kbert.preprocessing.text_encoding import encode_texts
 
 
 @dataclass(frozen=True, eq=False)

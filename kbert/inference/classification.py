@@ -1,14 +1,14 @@
 """Text and text-pair classification: label probabilities for each input."""
 
+from kbert.argument_checks import check_positive_int
 from kbert.inference.model_io import DEFAULT_BATCH_SIZE
-from kbert.inference.model_io import as_text_list
-from kbert.inference.model_io import check_positive_int
-from kbert.inference.model_io import encode_texts
 from kbert.inference.model_io import predict_in_batches
 from kbert.inference.model_io import resolve_tokenizer
 from kbert.inference.model_io import sequence_limit
 from kbert.inference.model_io import softmax
 from kbert.inference.results import Classification
+from kbert.preprocessing.text_encoding import as_text_list
+from kbert.preprocessing.text_encoding import encode_texts
 
 
 def classify(model, tokenizer, text_or_texts, pairs=None, batch_size=DEFAULT_BATCH_SIZE):

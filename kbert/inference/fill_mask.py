@@ -10,12 +10,9 @@ compiled program.
 
 import numpy as np
 
-from kbert.inference.length_buckets import power_of_two_bucket
+from kbert.argument_checks import check_positive_int
 from kbert.inference.model_io import DEFAULT_BATCH_SIZE
-from kbert.inference.model_io import as_text_list
 from kbert.inference.model_io import batch_indices
-from kbert.inference.model_io import check_positive_int
-from kbert.inference.model_io import encode_texts
 from kbert.inference.model_io import model_buckets
 from kbert.inference.model_io import pad_batch
 from kbert.inference.model_io import predict
@@ -27,6 +24,9 @@ from kbert.inference.results import MaskFill
 from kbert.inference.results import MaskPrediction
 from kbert.inference.results import display_token
 from kbert.inference.results import substitute_spans
+from kbert.preprocessing.length_buckets import power_of_two_bucket
+from kbert.preprocessing.text_encoding import as_text_list
+from kbert.preprocessing.text_encoding import encode_texts
 
 
 def fill_mask(

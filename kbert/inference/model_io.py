@@ -8,16 +8,12 @@ which is why every batch is first padded to a length bucket and a power-of-two
 number of rows.
 """
 
-import logging
-
 import numpy as np
 
-from kbert.inference.length_buckets import bucket_length
-from kbert.inference.length_buckets import length_buckets
-from kbert.inference.length_buckets import pad_rows
-from kbert.inference.length_buckets import power_of_two_bucket
-
-logger = logging.getLogger("kbert.inference")
+from kbert.preprocessing.length_buckets import bucket_length
+from kbert.preprocessing.length_buckets import length_buckets
+from kbert.preprocessing.length_buckets import pad_rows
+from kbert.preprocessing.length_buckets import power_of_two_bucket
 
 DEFAULT_BATCH_SIZE = 32
 
@@ -50,45 +46,6 @@ def sequence_limit(model, tokenizer):
 def model_buckets(model):
     """The length buckets of `model` (see `length_buckets`)."""
     return length_buckets(int(model.bert_config.max_positions))
-
-
-def as_text_list(text_or_texts, name):
-    """Returns `(texts, single)`: a list of strings, and whether one string came in."""
-    if isinstance(text_or_texts, str):
-        return [text_or_texts], True
-    if isinstance(text_or_texts, bytes) or not hasattr(text_or_texts, "__iter__"):
-        raise ValueError(
-            f"`{name}` must be a string or a list of strings. Received: "
-            f"{name}={text_or_texts!r} of type {type(text_or_texts).__name__}"
-        )
-    texts = list(text_or_texts)
-    for index, text in enumerate(texts):
-        if not isinstance(text, str):
-            raise ValueError(
-                f"`{name}` must be a string or a list of strings. Received: "
-                f"{name}[{index}]={text!r} of type {type(text).__name__}"
-            )
-    return texts, False
-
-
-def check_positive_int(name, value):
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-        raise ValueError(f"`{name}` must be a positive integer. Received: {name}={value!r}")
-    return int(value)
-
-
-def encode_texts(tokenizer, texts, pairs, max_length):
-    """`tokenizer.encode_batch`, logging a warning for each truncated text."""
-    encodings = tokenizer.encode_batch(texts, pairs, max_length=max_length)
-    for index, encoding in enumerate(encodings):
-        if encoding.truncated:
-            logger.warning(
-                "Text %d is longer than the model's limit of %d tokens and was truncated: %r",
-                index,
-                max_length,
-                _preview(texts[index]),
-            )
-    return encodings
 
 
 def batch_indices(lengths, batch_size):
@@ -158,7 +115,3 @@ def softmax(logits, axis=-1):
     shifted = logits - np.max(logits, axis=axis, keepdims=True)
     exponentials = np.exp(shifted)
     return exponentials / np.sum(exponentials, axis=axis, keepdims=True)
-
-
-def _preview(text, limit=60):
-    return text if len(text) <= limit else text[: limit - 3] + "..."

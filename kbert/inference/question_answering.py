@@ -8,20 +8,22 @@ context token at most `max_answer_length - 1` tokens later, and scores
 context sliced at the tokens' character offsets, so `context[start:end] == text`.
 """
 
+import logging
 import numbers
 
 import numpy as np
 
+from kbert.argument_checks import check_positive_int
 from kbert.data.qa_windows import make_qa_windows
 from kbert.inference.model_io import DEFAULT_BATCH_SIZE
-from kbert.inference.model_io import check_positive_int
-from kbert.inference.model_io import logger
 from kbert.inference.model_io import predict_in_batches
 from kbert.inference.model_io import resolve_tokenizer
 from kbert.inference.model_io import sequence_limit
 from kbert.inference.model_io import softmax
 from kbert.inference.results import Answer
 from kbert.inference.results import AnswerResult
+
+logger = logging.getLogger("kbert.inference")
 
 
 def answer(
@@ -98,7 +100,7 @@ def answer(
         max_question_length=max_question_length,
     )
     if not windows:
-        return _no_answer(question, context, no_answer_score=None)
+        return _no_answer(model, question, context, no_answer_score=None)
     start_logits, end_logits = _window_logits(model, tokenizer, windows, batch_size)
     length = start_logits.shape[1]
     offsets = np.zeros((len(windows), length, 2), dtype=np.int64)
@@ -124,7 +126,7 @@ def answer(
     # the most context.
     best_score = float(scores[valid].max())
     if null_threshold is not None and no_answer_score - best_score > null_threshold:
-        return _no_answer(question, context, no_answer_score)
+        return _no_answer(model, question, context, no_answer_score)
 
     # Probabilities over every valid span of every window.
     valid_scores = np.where(valid, scores, -np.inf)
@@ -158,17 +160,24 @@ def answer(
         answers=tuple(answers),
         no_answer_score=no_answer_score,
         is_impossible=False,
+        head_trained=head_trained(model),
     )
 
 
-def _no_answer(question, context, no_answer_score):
+def _no_answer(model, question, context, no_answer_score):
     return AnswerResult(
         question=question,
         context=context,
         answers=(),
         no_answer_score=no_answer_score,
         is_impossible=True,
+        head_trained=head_trained(model),
     )
+
+
+def head_trained(model):
+    """Whether `model`'s task head came trained from its preset (not freshly initialised)."""
+    return not getattr(model, "freshly_initialized_heads", ())
 
 
 def _window_logits(model, tokenizer, windows, batch_size):

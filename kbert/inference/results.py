@@ -105,6 +105,8 @@ class AnswerResult:
             context is empty (no window, no model call).
         is_impossible: True when the context is empty, or when `null_threshold`
             was given and `no_answer_score - best span score > null_threshold`.
+        head_trained: False when the model's span head was freshly initialised (not in
+            its preset): the answers are then noise until it is fine-tuned.
     """
 
     question: str
@@ -112,6 +114,7 @@ class AnswerResult:
     answers: tuple
     no_answer_score: object
     is_impossible: bool
+    head_trained: bool = True
 
 
 @dataclass(frozen=True)

@@ -10,9 +10,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from kbert.argument_checks import check_positive_int
 from kbert.data.qa_windows import make_qa_windows
 from kbert.inference.model_io import DEFAULT_BATCH_SIZE
-from kbert.inference.model_io import check_positive_int
 from kbert.inference.model_io import resolve_tokenizer
 from kbert.inference.model_io import sequence_limit
 from kbert.inference.model_io import softmax

@@ -1,21 +1,27 @@
 """The BERT backbone and the task models that wrap it."""
 
+from kbert.models.bert_adamw import BertAdamW
 from kbert.models.bert_backbone import BertBackbone
 from kbert.models.bert_classifier import BertClassifier
 from kbert.models.bert_config import BertConfig
 from kbert.models.bert_masked_lm import BertMaskedLM
 from kbert.models.bert_pretrainer import BertPretrainer
 from kbert.models.bert_question_answerer import BertQuestionAnswerer
+from kbert.models.bert_task import BertTask
+from kbert.models.bert_task import load_task
 from kbert.models.bert_token_classifier import BertTokenClassifier
 from kbert.models.ignore_class_accuracy import IgnoreClassAccuracy
 
 __all__ = [
+    "BertAdamW",
     "BertBackbone",
     "BertClassifier",
     "BertConfig",
     "BertMaskedLM",
     "BertPretrainer",
     "BertQuestionAnswerer",
+    "BertTask",
     "BertTokenClassifier",
     "IgnoreClassAccuracy",
+    "load_task",
 ]

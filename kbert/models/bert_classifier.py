@@ -2,13 +2,17 @@ import keras
 
 from kbert.layers.host_truncated_normal import HostTruncatedNormal
 from kbert.models.bert_task import BertTask
+from kbert.preprocessing.text_classifier_preprocessor import TextClassifierPreprocessor
 
 
 @keras.saving.register_keras_serializable(package="kbert")
 class BertClassifier(BertTask):
     """Classifies one text or a text pair from the pooled [CLS] representation.
 
-    Inputs: the backbone's dict (a pair is packed by the tokenizer with segment ids).
+    Inputs: the backbone's dict (a pair is packed by the tokenizer with segment ids),
+    or, in `fit`/`evaluate`/`predict`, raw texts: a list of strings, `(texts, pairs)`,
+    or a dict with "text" and "pair" (see `TextClassifierPreprocessor`); labels may be
+    class ids or, with `label_names`, label strings.
     Outputs: float32 logits (B, num_classes).
 
     Args:
@@ -20,6 +24,8 @@ class BertClassifier(BertTask):
     """
 
     head_layer_names = ("classifier_head",)
+    preprocessor_class = TextClassifierPreprocessor
+    fine_tuning_task = "classification"
 
     def __init__(self, backbone, num_classes=None, label_names=None, dropout=None, **kwargs):
         num_classes, label_names = _resolve_labels(num_classes, label_names)
@@ -67,6 +73,9 @@ class BertClassifier(BertTask):
         from kbert.inference.classification import classify
 
         return classify(self, tokenizer, text_or_texts, pairs=pairs, batch_size=batch_size)
+
+    def preprocessor_arguments(self):
+        return {"label_names": self.label_names, "num_classes": self.num_classes}
 
     def task_config(self):
         return {

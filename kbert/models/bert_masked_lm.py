@@ -2,13 +2,16 @@ import keras
 
 from kbert.layers.masked_lm_head import MaskedLMHead
 from kbert.models.bert_task import BertTask
+from kbert.preprocessing.masked_lm_preprocessor import MaskedLMPreprocessor
 
 
 @keras.saving.register_keras_serializable(package="kbert")
 class BertMaskedLM(BertTask):
     """BERT with its masked-LM head only (no next-sentence head).
 
-    Inputs: the backbone's dict plus `mask_positions` (B, P).
+    Inputs: the backbone's dict plus `mask_positions` (B, P); or, in `fit`/`evaluate`,
+    plain texts, masked 80/10/10 on the fly, and in `predict`, texts with `[MASK]`
+    (see `MaskedLMPreprocessor`).
     Outputs: float32 logits (B, P, V) over the vocabulary at each masked position.
     The head is tied to the token embedding and runs only at `mask_positions`.
 
@@ -22,6 +25,7 @@ class BertMaskedLM(BertTask):
 
     extra_inputs = ("mask_positions",)
     head_layer_names = ("masked_lm_head",)
+    preprocessor_class = MaskedLMPreprocessor
 
     def __init__(self, backbone, head_activation=None, head_layer_norm_epsilon=None, **kwargs):
         # === Layers ===
@@ -39,6 +43,19 @@ class BertMaskedLM(BertTask):
         # === Config ===
         self.head_activation = head_activation
         self.head_layer_norm_epsilon = head_layer_norm_epsilon
+
+    def default_loss(self):
+        # Averaged over the real predictions (`sample_weight` 1), not the padded slots.
+        return keras.losses.SparseCategoricalCrossentropy(
+            from_logits=True, reduction="mean_with_sample_weight"
+        )
+
+    def default_metrics(self):
+        return None
+
+    def default_weighted_metrics(self):
+        # Weighted: padded prediction slots must not count as misses.
+        return [keras.metrics.SparseCategoricalAccuracy(name="accuracy")]
 
     def task_config(self):
         return {

@@ -3,6 +3,7 @@ import keras
 from kbert.layers.host_truncated_normal import HostTruncatedNormal
 from kbert.layers.masked_lm_head import MaskedLMHead
 from kbert.models.bert_task import BertTask
+from kbert.preprocessing.pretrainer_preprocessor import PretrainerPreprocessor
 
 
 @keras.saving.register_keras_serializable(package="kbert")
@@ -28,6 +29,7 @@ class BertPretrainer(BertTask):
 
     extra_inputs = ("mask_positions",)
     head_layer_names = ("masked_lm_head", "next_sentence_head")
+    preprocessor_class = PretrainerPreprocessor
 
     def __init__(self, backbone, head_activation=None, head_layer_norm_epsilon=None, **kwargs):
         config = backbone.bert_config
@@ -64,7 +66,11 @@ class BertPretrainer(BertTask):
 
     def default_loss(self):
         return {
-            "mlm_logits": keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+            # Averaged over the real predictions (weight 1), not the padded slots, as
+            # the original run_pretraining.py divides by the sum of the weights.
+            "mlm_logits": keras.losses.SparseCategoricalCrossentropy(
+                from_logits=True, reduction="mean_with_sample_weight"
+            ),
             "nsp_logits": keras.losses.SparseCategoricalCrossentropy(from_logits=True),
         }
 

@@ -3,13 +3,16 @@ from keras import ops
 
 from kbert.layers.host_truncated_normal import HostTruncatedNormal
 from kbert.models.bert_task import BertTask
+from kbert.preprocessing.question_answerer_preprocessor import QuestionAnswererPreprocessor
 
 
 @keras.saving.register_keras_serializable(package="kbert")
 class BertQuestionAnswerer(BertTask):
     """Extractive question answering: a start and an end score for every token.
 
-    Inputs: the backbone's dict for `[CLS] question [SEP] context [SEP]`.
+    Inputs: the backbone's dict for `[CLS] question [SEP] context [SEP]`, or, in
+    `fit`/`evaluate`/`predict`, `{"question": [...], "context": [...]}` with answers
+    `{"text", "answer_start"}` (or None) as labels (see `QuestionAnswererPreprocessor`).
     Outputs: dict with float32 `start_logits` and `end_logits`, each (B, L). Position 0
     ([CLS]) stands for "no answer" in SQuAD 2.0 training, as in BERT.
 
@@ -18,6 +21,8 @@ class BertQuestionAnswerer(BertTask):
     """
 
     head_layer_names = ("span_head",)
+    preprocessor_class = QuestionAnswererPreprocessor
+    fine_tuning_task = "qa"
 
     def __init__(self, backbone, **kwargs):
         config = backbone.bert_config

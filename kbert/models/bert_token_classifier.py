@@ -4,16 +4,19 @@ from kbert.layers.host_truncated_normal import HostTruncatedNormal
 from kbert.models.bert_classifier import _resolve_labels
 from kbert.models.bert_task import BertTask
 from kbert.models.ignore_class_accuracy import IgnoreClassAccuracy
+from kbert.preprocessing.token_classifier_preprocessor import TokenClassifierPreprocessor
 
 
 @keras.saving.register_keras_serializable(package="kbert")
 class BertTokenClassifier(BertTask):
     """Labels every token (named entities, part of speech, ...).
 
-    Inputs: the backbone's dict.
+    Inputs: the backbone's dict, or, in `fit`/`evaluate`/`predict`, raw examples: lists
+    of words (or strings split on white space), with one tag per word as labels (tag
+    strings with `label_names`, or ids; see `TokenClassifierPreprocessor`).
     Outputs: float32 logits (B, L, num_classes).
-    For `fit`, label ids of -100 (sub-word continuations, padding) are ignored by the
-    default loss.
+    For `fit` on tensors, label ids of -100 (sub-word continuations, padding) are
+    ignored by the default loss.
 
     Args:
         backbone: a `BertBackbone`.
@@ -23,6 +26,8 @@ class BertTokenClassifier(BertTask):
     """
 
     head_layer_names = ("token_classifier_head",)
+    preprocessor_class = TokenClassifierPreprocessor
+    fine_tuning_task = "token-classification"
 
     def __init__(self, backbone, num_classes=None, label_names=None, dropout=None, **kwargs):
         num_classes, label_names = _resolve_labels(num_classes, label_names)
@@ -79,6 +84,9 @@ class BertTokenClassifier(BertTask):
 
     def default_metrics(self):
         return [IgnoreClassAccuracy(ignore_class=-100, name="accuracy")]
+
+    def preprocessor_arguments(self):
+        return {"label_names": self.label_names, "num_classes": self.num_classes}
 
     def task_config(self):
         return {

@@ -55,8 +55,8 @@ def _group(weights, prefix):
     }
 
 
-def _load(folder):
-    config = read_preset_config(folder)
+def _load(folder, config=None):
+    config = read_preset_config(folder) if config is None else config
     weights = read_weights(pathlib.Path(folder) / WEIGHTS_FILE)
     # Every backbone weight comes from the file (`assign_weights` checks), so none is drawn.
     with skipped_random_initialization():
@@ -82,10 +82,79 @@ def _load_tokenizer(folder):
     return None
 
 
-def load_task(task_class, preset, **kwargs):
-    """A `task_class` model whose backbone (and, where present, head) come from `preset`."""
+# What each preset class holds, for messages about a head that is not there.
+_HEADS = {
+    "BertBackbone": "no task head",
+    "BertPretrainer": "masked-LM and next-sentence heads",
+    "BertMaskedLM": "a masked-LM head",
+    "BertClassifier": "a classifier head",
+    "BertTokenClassifier": "a token classifier head",
+    "BertQuestionAnswerer": "a question-answering head",
+}
+
+
+def _task_class_of(config, folder):
+    from kbert import models
+
+    class_name = config["class_name"]
+    task_class = getattr(models, class_name, None)
+    if class_name == "BertBackbone":
+        raise ValueError(
+            f"The preset {str(folder)!r} holds a bare BertBackbone (no task head). Load it "
+            "with BertBackbone.from_preset, or with the task class to start a new head "
+            "(e.g. BertClassifier.from_preset(..., num_classes=2))."
+        )
+    if task_class is None or not hasattr(task_class, "head_layer_names"):
+        raise ValueError(
+            f"{str(folder)!r}: config.json names class_name={class_name!r}, which is not a "
+            "kbert task model."
+        )
+    return task_class
+
+
+def missing_head_message(task_class, source, class_name):
+    """Why `source` (a `class_name` preset) cannot serve `task_class` without a new head."""
+    task = task_class.fine_tuning_task
+    message = (
+        f"The model {str(source)!r} has no {task_class.__name__} head: it is a {class_name} "
+        f"({_HEADS.get(class_name, 'another head')})."
+    )
+    if task is None:
+        return message + (
+            " Pretrain or continue pretraining one (`kbert pretrain --init-from "
+            f"{source} ...`), or use a model with a masked-LM head, such as demo."
+        )
+    message += (
+        f" Fine-tune one first, e.g. `kbert finetune --task {task} --model {source} "
+        f"--train train-data --output runs/{task}`, then use runs/{task}/model"
+    )
+    if "num_classes" in inspect.signature(task_class.__init__).parameters:
+        message += (
+            "; or, in Python, pass num_classes= (or label_names=) to start a new head for "
+            "training"
+        )
+    return message + "."
+
+
+def build_task(task_class, preset, **kwargs):
+    """A `task_class` model whose backbone (and, where present, head) come from `preset`.
+
+    `task_class` may be `BertTask` itself: the class the preset holds is built. Heads
+    that need labels (classifiers) must be in the preset unless `num_classes` or
+    `label_names` is given for a new one. The model is compiled with its defaults.
+    """
     folder = resolve_preset(preset)
-    config, backbone, head_weights = _load(folder)
+    config = read_preset_config(folder)
+    if not hasattr(task_class, "preprocessor_class") or task_class.preprocessor_class is None:
+        task_class = _task_class_of(config, folder)
+    if (
+        config["class_name"] != task_class.__name__
+        and "num_classes" in inspect.signature(task_class.__init__).parameters
+        and kwargs.get("num_classes") is None
+        and kwargs.get("label_names") is None
+    ):
+        raise ValueError(missing_head_message(task_class, preset, config["class_name"]))
+    config, backbone, head_weights = _load(folder, config)
     if config["class_name"] == task_class.__name__:
         task_arguments = dict(config["task"])
     else:
@@ -127,5 +196,15 @@ def load_task(task_class, preset, **kwargs):
         else:
             for variable in variables:
                 variable.assign(head_weights[variable.path])
+    for name in config.get("untrained_heads", []):
+        if name in task_class.head_layer_names and name not in model.freshly_initialized_heads:
+            model.freshly_initialized_heads.append(name)
+            logger.warning(
+                "%s: head `%s` of the preset %r was saved untrained. Fine-tune before use.",
+                task_class.__name__,
+                name,
+                str(folder),
+            )
     model.tokenizer = _load_tokenizer(folder)
+    model.compile()
     return model

@@ -177,6 +177,10 @@ def save_preset(model, folder, tokenizer=None, metadata=None):
         "backbone": backbone.bert_config.to_dict(),
         "task": task_config,
     }
+    untrained = list(getattr(model, "freshly_initialized_heads", []) or [])
+    if untrained:
+        # Saved as they were drawn, never trained: loading says so again.
+        config["untrained_heads"] = untrained
     backbone_weights, head_weights = split_weights(model)
     weights = {f"backbone/{path}": value for path, value in backbone_weights.items()}
     weights.update({f"head/{path}": value for path, value in head_weights.items()})

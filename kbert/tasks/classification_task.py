@@ -2,14 +2,13 @@
 
 import numpy as np
 
-from kbert.inference.model_io import encode_texts
 from kbert.metrics import accuracy
 from kbert.metrics import macro_f1
 from kbert.metrics import matthews_corrcoef
+from kbert.preprocessing.text_classifier_preprocessor import TextClassifierPreprocessor
 from kbert.tasks.fine_tuning_task import FineTuningTask
 from kbert.tasks.fine_tuning_task import model_limits
 from kbert.tasks.fine_tuning_task import predict_features
-from kbert.tasks.task_features import TaskFeatures
 
 CLASSIFICATION_METRICS = ("accuracy", "macro_f1", "matthews_corrcoef")
 
@@ -82,19 +81,13 @@ class ClassificationTask(FineTuningTask):
         return classification_label_names(examples)
 
     def features(self, examples, tokenizer, label_names, max_length):
-        texts = [example.text for example in examples]
-        pairs = None if self.pair_column is None else [example.pair for example in examples]
-        encodings = encode_texts(tokenizer, texts, pairs, max_length)
-        labels = None
-        if label_names is not None:
-            class_ids = {name: index for index, name in enumerate(label_names)}
-            labels = np.array([class_ids[example.label] for example in examples], dtype=np.int32)
-        return TaskFeatures(
-            token_ids=[encoding.token_ids for encoding in encodings],
-            segment_ids=[encoding.segment_ids for encoding in encodings],
-            labels=labels,
-            example_indices=np.arange(len(examples)),
-        )
+        preprocessor = TextClassifierPreprocessor(tokenizer, max_length, label_names)
+        x = {
+            "text": [example.text for example in examples],
+            "pair": None if self.pair_column is None else [example.pair for example in examples],
+        }
+        y = None if label_names is None else [example.label for example in examples]
+        return preprocessor.features(x, y)
 
     def evaluate(self, model, examples, max_length=None, batch_size=32):
         """Accuracy, macro F1 and Matthews correlation of `model` on `examples`."""

@@ -9,14 +9,14 @@ import pathlib
 import keras
 import numpy as np
 
-from kbert.inference.length_buckets import length_buckets
-from kbert.tasks.bucketed_dataset import BucketedDataset
-from kbert.tasks.fine_tuning_config import RESUMABLE_CHANGES
+from kbert.preprocessing.bucketed_dataset import BucketedDataset
+from kbert.preprocessing.length_buckets import length_buckets
 from kbert.tasks.fine_tuning_config import FineTuningConfig
+from kbert.tasks.fine_tuning_config import RESUMABLE_CHANGES
 from kbert.tasks.fine_tuning_result import CANCELLED
 from kbert.tasks.fine_tuning_result import COMPLETED
-from kbert.tasks.fine_tuning_result import STOPPED_EARLY
 from kbert.tasks.fine_tuning_result import FineTuningResult
+from kbert.tasks.fine_tuning_result import STOPPED_EARLY
 from kbert.tasks.fine_tuning_task import FineTuningTask
 from kbert.tasks.fine_tuning_task import model_limits
 from kbert.tasks.optimization import create_optimizer

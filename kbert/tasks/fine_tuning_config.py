@@ -2,7 +2,7 @@
 
 import dataclasses
 
-from kbert.inference.model_io import check_positive_int
+from kbert.argument_checks import check_positive_int
 from kbert.tasks.optimization import PRECISIONS
 
 # Settings that may change when a run is resumed: they do not affect the weights.

@@ -1,9 +1,9 @@
 """The part of fine-tuning that differs between tasks: data, model head, features, metric."""
 
-from kbert.inference.length_buckets import length_buckets
 from kbert.inference.model_io import resolve_tokenizer
 from kbert.inference.model_io import sequence_limit
-from kbert.tasks.bucketed_dataset import BucketedDataset
+from kbert.preprocessing.bucketed_dataset import BucketedDataset
+from kbert.preprocessing.length_buckets import length_buckets
 
 
 class FineTuningTask:

@@ -18,15 +18,10 @@ import contextlib
 import keras
 from keras import ops
 
-from kbert.inference.model_io import check_positive_int
+from kbert.argument_checks import check_positive_int
+from kbert.models.bert_adamw import NO_DECAY_VARIABLE_NAMES
 
 PRECISIONS = ("float32", "mixed_float16", "mixed_bfloat16")
-
-# LayerNorm's `gamma`/`beta` and every `bias`. Keras searches these patterns in the variable
-# name: "gamma" on JAX and PyTorch, the TensorFlow variable's "layer_norm/gamma:0" on
-# TensorFlow. Anchored to the last name component, so that a variable merely containing
-# the word (say `beta_embedding`) keeps its decay.
-NO_DECAY_VARIABLE_NAMES = (r"(?:^|/)(?:gamma|beta|bias)(?::\d+)?$",)
 
 
 @keras.saving.register_keras_serializable(package="kbert")

@@ -1,11 +1,9 @@
 """Extractive question answering on SQuAD-style data, long contexts in windows."""
 
-import numpy as np
-
 from kbert.metrics import squad_scores
+from kbert.preprocessing.question_answerer_preprocessor import QuestionAnswererPreprocessor
 from kbert.tasks.fine_tuning_task import FineTuningTask
 from kbert.tasks.fine_tuning_task import model_limits
-from kbert.tasks.task_features import TaskFeatures
 
 # SQuAD scores in percent, as the official script reports them.
 QA_METRICS = ("exact_match", "f1")
@@ -47,42 +45,20 @@ class QuestionAnsweringTask(FineTuningTask):
         return read_squad(path)
 
     def features(self, examples, tokenizer, label_names, max_length):
-        from kbert.data.qa_windows import char_span_to_token_span
-        from kbert.data.qa_windows import make_qa_windows
-
-        token_ids, segment_ids, starts, ends, example_indices = [], [], [], [], []
-        for index, example in enumerate(examples):
-            answer = None
-            if example.answers and not example.is_impossible:
-                answer = example.answers[0]
-            windows = make_qa_windows(
-                tokenizer,
-                example.question,
-                example.context,
-                max_length=max_length,
-                doc_stride=self.doc_stride,
-                max_question_length=self.max_question_length,
-            )
-            for window in windows:
-                start, end = 0, 0
-                if answer is not None:
-                    start, end = char_span_to_token_span(
-                        window, answer.start, answer.start + len(answer.text)
-                    )
-                token_ids.append(window.token_ids)
-                segment_ids.append(window.segment_ids)
-                starts.append(start)
-                ends.append(end)
-                example_indices.append(index)
-        return TaskFeatures(
-            token_ids=token_ids,
-            segment_ids=segment_ids,
-            labels={
-                "start_logits": np.array(starts, dtype=np.int32),
-                "end_logits": np.array(ends, dtype=np.int32),
-            },
-            example_indices=np.array(example_indices, dtype=np.int64),
+        preprocessor = QuestionAnswererPreprocessor(
+            tokenizer, max_length, self.doc_stride, self.max_question_length
         )
+        x = {
+            "question": [example.question for example in examples],
+            "context": [example.context for example in examples],
+        }
+        answers = [
+            (example.answers[0].start, example.answers[0].text)
+            if example.answers and not example.is_impossible
+            else None
+            for example in examples
+        ]
+        return preprocessor.features(x, answers)
 
     def predict_answers(self, model, examples, max_length=None, batch_size=32):
         """The best answer text (or "" for none) of every example, by example id."""

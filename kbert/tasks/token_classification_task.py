@@ -1,21 +1,13 @@
 """Token classification (named entities, ...) on CoNLL-style data, one tag per word."""
 
-import logging
-
 import numpy as np
 
 from kbert.metrics import entity_scores
-from kbert.tasks.bucketed_dataset import IGNORED_LABEL
+from kbert.preprocessing.token_classifier_preprocessor import OUTSIDE_TAG
+from kbert.preprocessing.token_classifier_preprocessor import TokenClassifierPreprocessor
 from kbert.tasks.fine_tuning_task import FineTuningTask
 from kbert.tasks.fine_tuning_task import model_limits
 from kbert.tasks.fine_tuning_task import predict_features
-from kbert.tasks.task_features import TaskFeatures
-
-logger = logging.getLogger("kbert.tasks")
-
-# The tag predicted for a word the model did not see (cut off by truncation).
-OUTSIDE_TAG = "O"
-
 
 class TokenClassificationTask(FineTuningTask):
     """Tagging words with BIO / IOB2 / BIOES labels, scored by entity F1.
@@ -60,48 +52,11 @@ class TokenClassificationTask(FineTuningTask):
         return list(label_names_from_tags([example.tags for example in examples]))
 
     def features(self, examples, tokenizer, label_names, max_length):
-        texts, word_starts = [], []
-        for example in examples:
-            lengths = np.array([len(token) for token in example.tokens], dtype=np.int64)
-            # Word i starts after the previous words and one space after each.
-            word_starts.append(np.concatenate([[0], np.cumsum(lengths + 1)[:-1]]))
-            texts.append(" ".join(example.tokens))
-        encodings = tokenizer.encode_batch(texts, max_length=max_length)
-        tag_ids = None if label_names is None else {tag: i for i, tag in enumerate(label_names)}
-        labels, word_positions = [], []
-        for example, starts, encoding in zip(examples, word_starts, encodings):
-            in_text = encoding.sequence_ids == 0
-            word_of_token = np.where(
-                in_text, np.searchsorted(starts, encoding.offsets[:, 0], side="right") - 1, -1
-            )
-            previous = np.concatenate([[-1], word_of_token[:-1]])
-            first_pieces = np.flatnonzero(in_text & (word_of_token != previous))
-            positions = np.full(len(example.tokens), -1, dtype=np.int64)
-            positions[word_of_token[first_pieces]] = first_pieces
-            word_positions.append(positions)
-            if encoding.truncated:
-                logger.warning(
-                    "Sentence at line %s has more than %d tokens; it was truncated and its "
-                    "last %d of %d words are not labelled (they are predicted %r).",
-                    example.line,
-                    max_length,
-                    int(np.sum(positions < 0)),
-                    len(example.tokens),
-                    OUTSIDE_TAG,
-                )
-            if tag_ids is not None:
-                row = np.full(len(encoding), IGNORED_LABEL, dtype=np.int32)
-                labelled = positions >= 0
-                row[positions[labelled]] = [
-                    tag_ids[tag] for tag, kept in zip(example.tags, labelled) if kept
-                ]
-                labels.append(row)
-        return TaskFeatures(
-            token_ids=[encoding.token_ids for encoding in encodings],
-            segment_ids=[encoding.segment_ids for encoding in encodings],
-            labels=None if tag_ids is None else labels,
-            example_indices=np.arange(len(examples)),
-            word_positions=word_positions,
+        preprocessor = TokenClassifierPreprocessor(tokenizer, max_length, label_names)
+        return preprocessor.features(
+            [list(example.tokens) for example in examples],
+            None if label_names is None else [list(example.tags) for example in examples],
+            sources=[f"at line {example.line}" for example in examples],
         )
 
     def predict_tags(self, model, examples, max_length=None, batch_size=32):

@@ -336,8 +336,8 @@ class BertTokenizer:
 
         Examples:
 
-        >>> tokenizer.save_to_preset("my_preset")
-        >>> BertTokenizer.from_preset("my_preset")
+        >>> tokenizer.save_to_preset("presets/my_tokenizer")
+        >>> BertTokenizer.from_preset("presets/my_tokenizer")
         """
         folder = pathlib.Path(folder)
         for index, token in enumerate(self._vocabulary):

@@ -23,6 +23,8 @@ class TaskFeatures:
         word_positions: for token classification, one int array per row with the
             index of each word's first sub-word token (-1 for a word that has no
             token, e.g. after truncation); None for other tasks.
+        mask_positions: for masked-LM prediction, one int array per row with the
+            positions of its `[MASK]` tokens; None otherwise.
     """
 
     token_ids: list
@@ -30,6 +32,7 @@ class TaskFeatures:
     labels: object
     example_indices: np.ndarray
     word_positions: list = None
+    mask_positions: list = None
 
     def __len__(self):
         return len(self.token_ids)

@@ -5,9 +5,9 @@ import functools
 import keras
 import numpy as np
 
-from kbert.inference.length_buckets import bucket_length
-from kbert.inference.length_buckets import length_buckets
-from kbert.inference.model_io import check_positive_int
+from kbert.argument_checks import check_positive_int
+from kbert.preprocessing.length_buckets import bucket_length
+from kbert.preprocessing.length_buckets import length_buckets
 
 # Label value the task losses ignore (sub-word continuations, padding).
 IGNORED_LABEL = -100
@@ -44,11 +44,17 @@ class BucketedDataset(keras.utils.PyDataset):
             a dict of label batches (e.g. `{"start_logits": ..., "end_logits": ...}`).
         batch_size: examples per batch.
         buckets: sorted sequence lengths to pad to; None for
-            `kbert.inference.length_buckets.length_buckets(longest example)`.
+            `kbert.preprocessing.length_buckets.length_buckets(longest example)`.
         shuffle: whether to shuffle each epoch. When False, batches come bucket by
             bucket, examples in their original order within a bucket.
         seed: seed of the shuffling.
         pad_token_id: the `[PAD]` id.
+        sample_weights: None, or a structure like `labels` (a leaf, or a dict of leaves
+            keyed like the labels) of one float weight per example; batches are then
+            `(inputs, labels, sample_weights)`.
+        extra_inputs: None, or a dict `name -> sequence of 1-D int arrays`, one per
+            example, added to the inputs padded with 0 to the longest in the batch
+            (positions into the sequence, such as `mask_positions`).
         **kwargs: `keras.utils.PyDataset` arguments (`workers`, ...).
 
     Example:
@@ -67,6 +73,8 @@ class BucketedDataset(keras.utils.PyDataset):
         shuffle=True,
         seed=0,
         pad_token_id=0,
+        sample_weights=None,
+        extra_inputs=None,
         **kwargs,
     ):
         super().__init__(**kwargs)
@@ -81,6 +89,23 @@ class BucketedDataset(keras.utils.PyDataset):
             self._segment_ids = [np.asarray(ids, dtype=np.int32) for ids in segment_ids]
             _check_lengths("segment_ids", self._segment_ids, self.lengths)
         self._labels = None if labels is None else _map_leaves(self._prepare_label, labels)
+        if sample_weights is not None and labels is None:
+            raise ValueError("`sample_weights` need `labels`. Received: labels=None")
+        self._sample_weights = (
+            None
+            if sample_weights is None
+            else _map_leaves(lambda leaf: self._prepare_weights(np.asarray(leaf)), sample_weights)
+        )
+        self._extra_inputs = {
+            name: [np.asarray(row, dtype=np.int32).reshape(-1) for row in rows]
+            for name, rows in (extra_inputs or {}).items()
+        }
+        for name, rows in self._extra_inputs.items():
+            if len(rows) != len(self.lengths):
+                raise ValueError(
+                    f"`extra_inputs[{name!r}]` must have one entry per example "
+                    f"({len(self.lengths)}). Received: {len(rows)} entries"
+                )
         self.buckets = tuple(
             length_buckets(int(self.lengths.max())) if buckets is None else sorted(buckets)
         )
@@ -116,6 +141,14 @@ class BucketedDataset(keras.utils.PyDataset):
             )
         return leaf
 
+    def _prepare_weights(self, leaf):
+        if leaf.shape != (len(self.lengths),):
+            raise ValueError(
+                f"`sample_weights` must have one weight per example ({len(self.lengths)}). "
+                f"Received: shape {leaf.shape}"
+            )
+        return leaf.astype(np.float32)
+
     # --- Batches -------------------------------------------------------------------------
 
     def on_epoch_end(self):
@@ -144,9 +177,18 @@ class BucketedDataset(keras.utils.PyDataset):
             segment_ids[row, : self.lengths[example]] = self._segment_ids[example]
         padding_mask = (np.arange(length)[None, :] < self.lengths[rows][:, None]).astype(np.int32)
         inputs = {"token_ids": token_ids, "segment_ids": segment_ids, "padding_mask": padding_mask}
+        for name, values in self._extra_inputs.items():
+            width = max(max(len(values[example]) for example in rows), 1)
+            extra = np.zeros((len(rows), width), dtype=np.int32)
+            for row, example in enumerate(rows):
+                extra[row, : len(values[example])] = values[example]
+            inputs[name] = extra
         if self._labels is None:
             return (inputs,)
-        return inputs, _map_leaves(lambda leaf: self._label_batch(leaf, rows, length), self._labels)
+        labels = _map_leaves(lambda leaf: self._label_batch(leaf, rows, length), self._labels)
+        if self._sample_weights is None:
+            return inputs, labels
+        return inputs, labels, _map_leaves(lambda leaf: leaf[rows], self._sample_weights)
 
     def _label_batch(self, leaf, rows, length):
         if isinstance(leaf, np.ndarray):

@@ -1,0 +1,240 @@
+"""The part of a task model that turns what users have (strings, labels) into model inputs."""
+
+import numpy as np
+
+from kbert.argument_checks import check_positive_int
+from kbert.preprocessing.bucketed_dataset import BucketedDataset
+from kbert.preprocessing.length_buckets import bucket_length
+from kbert.preprocessing.length_buckets import length_buckets
+from kbert.preprocessing.task_features import TaskFeatures
+
+
+class BertPreprocessor:
+    """Base of the task preprocessors: raw inputs -> `TaskFeatures` -> batches.
+
+    Every task model carries one (`model.preprocessor`, made from `model.tokenizer`), so
+    that `fit`, `evaluate` and `predict` take strings as keras-hub's tasks do. A
+    preprocessor reads inputs in the forms its task accepts (`parse`), encodes them into
+    variable-length rows with their labels (`features`), and batches those into a
+    `BucketedDataset` padded to a few length buckets (`dataset`), so a compiled step is
+    traced for a handful of shapes only.
+
+    Subclasses define `input_fields` (the keys of the parsed inputs), `parse_inputs`
+    and `features`.
+
+    Args:
+        tokenizer: a `BertTokenizer`.
+        sequence_length: the longest packed row; None: the tokenizer's `max_length`.
+            Longer inputs are truncated with a warning (QA contexts are windowed).
+    """
+
+    input_fields = ()
+
+    def __init__(self, tokenizer, sequence_length=None):
+        if tokenizer is None:
+            raise ValueError("A preprocessor needs a tokenizer. Received: tokenizer=None")
+        self.tokenizer = tokenizer
+        if sequence_length is None:
+            sequence_length = tokenizer.max_length
+        self.sequence_length = check_positive_int("sequence_length", sequence_length)
+
+    @property
+    def buckets(self):
+        return length_buckets(self.sequence_length)
+
+    # --- Inputs ------------------------------------------------------------------------
+
+    def accepts(self, x):
+        """Whether `x` is raw input of this task (strings), rather than model tensors."""
+        try:
+            self.parse_inputs(x)
+        except (ValueError, TypeError):
+            return False
+        return True
+
+    def parse_inputs(self, x):
+        """`x` in its canonical form: a dict `field -> list`, one entry per example."""
+        raise NotImplementedError
+
+    def parse(self, x):
+        """`parse_inputs(x)` with a check that every field has the same length."""
+        fields = self.parse_inputs(x)
+        sizes = {name: len(values) for name, values in fields.items() if values is not None}
+        if len(set(sizes.values())) > 1:
+            raise ValueError(
+                f"Every input field needs one entry per example. Received: {sizes}"
+            )
+        if not sizes or not max(sizes.values()):
+            raise ValueError("The inputs hold no examples. Received: an empty input")
+        return fields
+
+    def features(self, x, y=None):
+        """`TaskFeatures` for the raw inputs `x` and (for training) their labels `y`."""
+        raise NotImplementedError
+
+    def prediction_features(self, x):
+        """The features `predict` runs on: one row per example, no labels."""
+        return self.features(x)
+
+    # --- Batches -----------------------------------------------------------------------
+
+    def dataset(
+        self,
+        x,
+        y=None,
+        sample_weight=None,
+        batch_size=32,
+        shuffle=False,
+        seed=0,
+        predict=False,
+    ):
+        """A `BucketedDataset` of `x` (and `y`) for `fit`, `evaluate` or `predict`.
+
+        Args:
+            x: raw inputs, in a form `parse_inputs` accepts.
+            y: labels, or None.
+            sample_weight: one weight per example, or None.
+            batch_size: examples per batch.
+            shuffle: shuffle examples within buckets and batches, each epoch anew.
+            seed: seed of the shuffling (and of any masking).
+            predict: the rows of `prediction_features`, in the examples' order, every
+                batch padded to one length, so that Keras can concatenate the outputs
+                row by row; `y` is ignored.
+        """
+        features = self.prediction_features(x) if predict else self.features(x, y)
+        lengths = [len(ids) for ids in features.token_ids]
+        buckets = self.buckets
+        if predict:
+            buckets = (bucket_length(max(lengths), buckets),)
+            shuffle = False
+        weights = None
+        if sample_weight is not None:
+            weights = self._example_weights(sample_weight, features)
+        return self._make_dataset(
+            features,
+            batch_size=check_positive_int("batch_size", batch_size),
+            buckets=buckets,
+            shuffle=shuffle,
+            seed=seed,
+            sample_weights=weights,
+        )
+
+    def _make_dataset(self, features, **settings):
+        return BucketedDataset(
+            features.token_ids,
+            features.segment_ids,
+            features.labels,
+            pad_token_id=self.tokenizer.pad_token_id,
+            **settings,
+        )
+
+    def _example_weights(self, sample_weight, features):
+        """Per-row weights (a row is an example, or a window of one)."""
+        weights = np.asarray(sample_weight, dtype=np.float32).reshape(-1)
+        examples = int(np.max(features.example_indices)) + 1
+        if len(weights) != examples:
+            raise ValueError(
+                f"`sample_weight` must have one weight per example ({examples}). "
+                f"Received: {len(weights)} weights"
+            )
+        if features.labels is None:
+            raise ValueError("`sample_weight` needs labels `y`. Received: y=None")
+        row_weights = weights[features.example_indices]
+        if isinstance(features.labels, dict):
+            return {name: row_weights for name in features.labels}
+        return row_weights
+
+    def split(self, x, y, fraction):
+        """`((x_train, y_train), (x_validation, y_validation))`: the last `fraction` of
+        the examples held out, as Keras' `validation_split` does."""
+        if not 0 < fraction < 1:
+            raise ValueError(
+                f"`validation_split` must be in (0, 1). Received: validation_split={fraction}"
+            )
+        fields = self.parse(x)
+        count = len(next(values for values in fields.values() if values is not None))
+        cut = int(count * (1 - fraction))
+        if cut in (0, count):
+            raise ValueError(
+                f"validation_split={fraction} of {count} examples leaves one side empty."
+            )
+
+        def part(values, selection):
+            return None if values is None else list(values)[selection]
+
+        train = {name: part(values, slice(None, cut)) for name, values in fields.items()}
+        held_out = {name: part(values, slice(cut, None)) for name, values in fields.items()}
+        y_train = None if y is None else part(y, slice(None, cut))
+        y_held_out = None if y is None else part(y, slice(cut, None))
+        return (train, y_train), (held_out, y_held_out)
+
+    def get_config(self):
+        """The settings besides the tokenizer (which a `.keras` file keeps as assets)."""
+        return {"sequence_length": self.sequence_length}
+
+
+def encoded_features(encodings, labels=None):
+    """`TaskFeatures` with one row per `Encoding`, in order."""
+    return TaskFeatures(
+        token_ids=[encoding.token_ids for encoding in encodings],
+        segment_ids=[encoding.segment_ids for encoding in encodings],
+        labels=labels,
+        example_indices=np.arange(len(encodings)),
+    )
+
+
+def checked_labels(label_names, num_classes):
+    """`(label_names, num_classes)`: names as a list (or None), the count they imply."""
+    label_names = None if label_names is None else [str(name) for name in label_names]
+    if num_classes is None and label_names is not None:
+        num_classes = len(label_names)
+    return label_names, num_classes
+
+
+def as_string_list(value, name):
+    """A list of strings from a string sequence (list, tuple, NumPy string array)."""
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__") or isinstance(value, dict):
+        raise ValueError(
+            f"`{name}` must be a list of strings. Received: {type(value).__name__}"
+        )
+    values = [item.item() if isinstance(item, np.generic) else item for item in value]
+    for index, item in enumerate(values):
+        if not isinstance(item, str):
+            raise ValueError(
+                f"`{name}` must be a list of strings. Received: {name}[{index}]={item!r}"
+            )
+    return values
+
+
+def label_ids(labels, label_names, num_classes, name="y"):
+    """Class ids (int32) of `labels`: strings are looked up in `label_names`."""
+    values = [item.item() if isinstance(item, np.generic) else item for item in labels]
+    index = {label: position for position, label in enumerate(label_names or ())}
+    ids = []
+    for position, value in enumerate(values):
+        if isinstance(value, str):
+            if not label_names:
+                raise ValueError(
+                    f"`{name}` holds strings, but the model has no `label_names` to look "
+                    "them up in: build it with label_names=[...] (or pass class ids). "
+                    f"Received: {name}[{position}]={value!r}"
+                )
+            if value not in index:
+                raise ValueError(
+                    f"`{name}[{position}]` is the label {value!r}, which is not one of the "
+                    f"model's label_names {list(label_names)}."
+                )
+            ids.append(index[value])
+        elif isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+            if value < 0 or (num_classes is not None and value >= num_classes):
+                raise ValueError(
+                    f"`{name}[{position}]` must be a class id in [0, {num_classes}). "
+                    f"Received: {value}"
+                )
+            ids.append(int(value))
+        else:
+            raise ValueError(
+                f"`{name}` must hold class ids or label strings. "
+                f"Received: {name}[{position}]={value!r}"
+            )
+    return np.asarray(ids, dtype=np.int32)

@@ -1,0 +1,81 @@
+"""Texts or text pairs, and their labels, for `BertClassifier`."""
+
+from kbert.preprocessing.bert_preprocessor import BertPreprocessor
+from kbert.preprocessing.bert_preprocessor import as_string_list
+from kbert.preprocessing.bert_preprocessor import checked_labels
+from kbert.preprocessing.bert_preprocessor import encoded_features
+from kbert.preprocessing.bert_preprocessor import label_ids
+from kbert.preprocessing.text_encoding import encode_texts
+
+
+class TextClassifierPreprocessor(BertPreprocessor):
+    """Packs `[CLS] text [SEP]` or `[CLS] text [SEP] pair [SEP]`; labels become class ids.
+
+    Inputs (`x`): a list of strings; a pair of lists `(texts, pairs)`; a list of
+    `(text, pair)` tuples; or a dict with "text" (and "pair") lists. A single string is
+    one example. Labels (`y`): class ids, or label strings when `label_names` is known.
+
+    Args:
+        tokenizer: a `BertTokenizer`.
+        sequence_length: the longest packed row (longer ones are truncated, warned).
+        label_names: the label strings, index = class id; None for ids only.
+        num_classes: the number of classes (default: `len(label_names)`).
+
+    Example:
+
+    >>> preprocessor = TextClassifierPreprocessor(tokenizer, label_names=["neg", "pos"])
+    >>> features = preprocessor.features(["a good film", "a dull one"], ["pos", "neg"])
+    >>> features.labels.tolist()
+    [1, 0]
+    """
+
+    input_fields = ("text", "pair")
+
+    def __init__(self, tokenizer, sequence_length=None, label_names=None, num_classes=None):
+        super().__init__(tokenizer, sequence_length)
+        self.label_names, self.num_classes = checked_labels(label_names, num_classes)
+
+    def parse_inputs(self, x):
+        return parse_text_inputs(x)
+
+    def features(self, x, y=None):
+        fields = self.parse(x)
+        texts, pairs = fields["text"], fields["pair"]
+        encodings = encode_texts(self.tokenizer, texts, pairs, self.sequence_length)
+        labels = None
+        if y is not None:
+            if isinstance(y, str):
+                y = [y]
+            labels = label_ids(y, self.label_names, self.num_classes)
+            if len(labels) != len(texts):
+                raise ValueError(
+                    f"`y` must have one label per text ({len(texts)}). Received: {len(labels)}"
+                )
+        return encoded_features(encodings, labels)
+
+
+def parse_text_inputs(x):
+    """Texts or text pairs in any accepted form, as `{"text": [...], "pair": [...] | None}`."""
+    if isinstance(x, str):
+        return {"text": [x], "pair": None}
+    if isinstance(x, dict):
+        unknown = sorted(set(x) - {"text", "pair"})
+        if unknown or "text" not in x:
+            raise ValueError(
+                "A dict of texts has the keys 'text' and optionally 'pair'. "
+                f"Received: {sorted(x)}"
+            )
+        pairs = x.get("pair")
+        return {
+            "text": as_string_list(x["text"], "x['text']"),
+            "pair": None if pairs is None else as_string_list(pairs, "x['pair']"),
+        }
+    if isinstance(x, tuple) and len(x) == 2 and not isinstance(x[0], str):
+        return {"text": as_string_list(x[0], "x[0]"), "pair": as_string_list(x[1], "x[1]")}
+    items = list(x) if hasattr(x, "__iter__") and not isinstance(x, bytes) else None
+    if items and all(isinstance(item, (tuple, list)) and len(item) == 2 for item in items):
+        return {
+            "text": as_string_list([item[0] for item in items], "x[i][0]"),
+            "pair": as_string_list([item[1] for item in items], "x[i][1]"),
+        }
+    return {"text": as_string_list(x, "x"), "pair": None}

@@ -1,0 +1,42 @@
+"""Strings in, encodings out: the checks and the truncation warning every caller shares."""
+
+import logging
+
+logger = logging.getLogger("kbert.preprocessing")
+
+
+def as_text_list(text_or_texts, name):
+    """Returns `(texts, single)`: a list of strings, and whether one string came in."""
+    if isinstance(text_or_texts, str):
+        return [text_or_texts], True
+    if isinstance(text_or_texts, bytes) or not hasattr(text_or_texts, "__iter__"):
+        raise ValueError(
+            f"`{name}` must be a string or a list of strings. Received: "
+            f"{name}={text_or_texts!r} of type {type(text_or_texts).__name__}"
+        )
+    texts = list(text_or_texts)
+    for index, text in enumerate(texts):
+        if not isinstance(text, str):
+            raise ValueError(
+                f"`{name}` must be a string or a list of strings. Received: "
+                f"{name}[{index}]={text!r} of type {type(text).__name__}"
+            )
+    return texts, False
+
+
+def encode_texts(tokenizer, texts, pairs, max_length):
+    """`tokenizer.encode_batch`, logging a warning for each truncated text."""
+    encodings = tokenizer.encode_batch(texts, pairs, max_length=max_length)
+    for index, encoding in enumerate(encodings):
+        if encoding.truncated:
+            logger.warning(
+                "Text %d is longer than the model's limit of %d tokens and was truncated: %r",
+                index,
+                max_length,
+                _preview(texts[index]),
+            )
+    return encodings
+
+
+def _preview(text, limit=60):
+    return text if len(text) <= limit else text[: limit - 3] + "..."
