@@ -4,6 +4,7 @@ These functions are duck-typed: they take a model (anything with `predict_on_bat
 and a `bert_config`) and its tokenizer, so this package does not import
 `kbert.models`; the task models expose them as methods (`BertMaskedLM.fill_mask`,
 `BertQuestionAnswerer.answer`, `BertClassifier.classify`, `BertTokenClassifier.tag`).
+`embed` takes a backbone or any task model and returns hidden-state features.
 
 Every batch is padded to a length bucket (`length_buckets`) and a power-of-two number
 of rows, so a compiled forward pass is reused across inputs of similar length.
@@ -12,6 +13,7 @@ of rows, so a compiled forward pass is reused across inputs of similar length.
 from kbert.inference.attention_map import AttentionMap
 from kbert.inference.attention_map import attention_map
 from kbert.inference.classification import classify
+from kbert.inference.embedding import embed
 from kbert.inference.fill_mask import fill_mask
 from kbert.inference.question_answering import answer
 from kbert.inference.results import Answer
@@ -21,6 +23,7 @@ from kbert.inference.results import EntitySpan
 from kbert.inference.results import FillMaskResult
 from kbert.inference.results import MaskFill
 from kbert.inference.results import MaskPrediction
+from kbert.inference.results import TokenEmbeddings
 from kbert.inference.span_probabilities import SpanProbabilities
 from kbert.inference.span_probabilities import span_probabilities
 from kbert.inference.token_tagging import tag
@@ -40,10 +43,12 @@ __all__ = [
     "MaskFill",
     "MaskPrediction",
     "SpanProbabilities",
+    "TokenEmbeddings",
     "answer",
     "attention_map",
     "bucket_length",
     "classify",
+    "embed",
     "fill_mask",
     "length_buckets",
     "pad_to_bucket",

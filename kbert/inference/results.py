@@ -7,6 +7,8 @@ tokenizer applied internally.
 
 from dataclasses import dataclass
 
+import numpy as np
+
 
 @dataclass(frozen=True)
 class MaskPrediction:
@@ -149,6 +151,33 @@ class EntitySpan:
     end: int
     text: str
     score: float
+
+
+@dataclass(frozen=True, eq=False)
+class TokenEmbeddings:
+    """The feature vector of every token of one text (or text pair), from `embed`.
+
+    Args:
+        text: the caller's text.
+        pair: the second text of a pair, or None.
+        tokens: the `L` token strings, `[CLS]` first and `[SEP]` last; padding is
+            not included, and a text longer than the model's limit keeps the tokens
+            that fitted.
+        offsets: `L` `(start, end)` character offsets: into `text` where
+            `sequence_ids` is 0, into `pair` where it is 1; `(0, 0)` for the
+            `[CLS]` and `[SEP]` added by packing.
+        sequence_ids: `L` ints: 0 for tokens of `text`, 1 for tokens of `pair`, -1
+            for the added `[CLS]` and `[SEP]`.
+        vectors: float32 array (L, D), one row per token (D is the hidden size,
+            times the number of layers when they are concatenated).
+    """
+
+    text: str
+    pair: object
+    tokens: tuple
+    offsets: tuple
+    sequence_ids: tuple
+    vectors: np.ndarray
 
 
 def display_token(token):

@@ -17,10 +17,18 @@ def _backbone_inputs():
     }
 
 
-def _encode(embeddings, encoder_blocks, pooler, inputs, return_attention_weights):
-    """The forward pass, written once for the main model and the attention-weights view."""
+def _encode(
+    embeddings,
+    encoder_blocks,
+    pooler,
+    inputs,
+    return_attention_weights=False,
+    return_hidden_states=False,
+):
+    """The forward pass, written once for the main model and its views."""
     padding_mask = ops.cast(inputs["padding_mask"], "bool")
     x = embeddings(inputs["token_ids"], inputs["segment_ids"])  # (B, L, H)
+    hidden_states = [x]
     attention_weights = []
     for block in encoder_blocks:
         if return_attention_weights:
@@ -28,28 +36,42 @@ def _encode(embeddings, encoder_blocks, pooler, inputs, return_attention_weights
             attention_weights.append(weights)  # (B, N, L, L)
         else:
             x = block(x, padding_mask)
+        hidden_states.append(x)
     outputs = {"sequence_output": x, "pooled_output": pooler(x)}
     if return_attention_weights:
         outputs["attention_weights"] = ops.stack(attention_weights, axis=1)  # (B, layers, N, L, L)
+    if return_hidden_states:
+        outputs["hidden_states"] = ops.stack(hidden_states, axis=1)  # (B, layers + 1, L, H)
     return outputs
 
 
-class _BackboneWithAttentionWeights(keras.Model):
-    """The backbone's layers run through the explicit-attention path.
+class _BackboneView(keras.Model):
+    """The backbone's layers run again, with extra outputs (see `BertBackbone`'s views).
 
     A subclassed model rather than a second functional graph: Keras cannot reuse a layer
     in a new functional graph with a different number of outputs.
     """
 
-    def __init__(self, backbone, **kwargs):
+    def __init__(self, backbone, return_attention_weights, return_hidden_states, **kwargs):
         super().__init__(**kwargs)
         self.backbone = backbone
+        self.return_attention_weights = return_attention_weights
+        self.return_hidden_states = return_hidden_states
+
+    @property
+    def bert_config(self):
+        return self.backbone.bert_config
 
     def call(self, inputs):
         validate_inputs(inputs, self.backbone.bert_config)
         backbone = self.backbone
         return _encode(
-            backbone.embeddings, backbone.encoder_blocks, backbone.pooler, inputs, True
+            backbone.embeddings,
+            backbone.encoder_blocks,
+            backbone.pooler,
+            inputs,
+            return_attention_weights=self.return_attention_weights,
+            return_hidden_states=self.return_hidden_states,
         )
 
 
@@ -144,7 +166,7 @@ class BertBackbone(keras.Model):
 
         # === Functional model ===
         inputs = _backbone_inputs()
-        outputs = _encode(embeddings, encoder_blocks, pooler, inputs, False)
+        outputs = _encode(embeddings, encoder_blocks, pooler, inputs)
         super().__init__(inputs=inputs, outputs=outputs, dtype=dtype, **kwargs)
         # Layers become attributes only after Model.__init__ (PyTorch modules must be
         # initialised before sub-modules are assigned).
@@ -174,13 +196,57 @@ class BertBackbone(keras.Model):
         The extra output has shape (B, num_layers, num_heads, L, L) and comes from the
         explicit softmax path; the normal outputs keep the fused kernel.
         """
-        model = self.__dict__.get("_attention_weights_model")
+        return self._view("attention_weights", return_attention_weights=True)
+
+    def with_hidden_states(self):
+        """A model sharing these weights whose outputs add `hidden_states`.
+
+        The extra output has shape (B, num_layers + 1, L, H): index 0 is the embeddings
+        output (after their LayerNorm), index `i` the output of encoder block `i`, so
+        the last one equals `sequence_output`. This is transformers'
+        `output_hidden_states=True`, stacked on one axis. Attention keeps the fused
+        kernel. Padding positions hold values like any other position; mask them out
+        with `padding_mask`.
+
+        A separate, cached model rather than a third output of the backbone itself: the
+        normal forward pass (and every task head built on it) would otherwise carry a
+        (B, num_layers + 1, L, H) tensor it never reads, and the dict of outputs that
+        task models and saved `.keras` files rely on would change. The view is built
+        once and reused, so `predict_on_batch` compiles it once per input shape, like
+        the backbone.
+
+        Returns:
+            A `keras.Model` taking the backbone's inputs.
+
+        Examples:
+
+        >>> view = backbone.with_hidden_states()
+        >>> view is backbone.with_hidden_states()
+        True
+        >>> outputs = view.predict_on_batch(inputs)  # inputs: (2, 16) arrays
+        >>> outputs["hidden_states"].shape  # 2 layers, H = 128
+        (2, 3, 16, 128)
+        """
+        return self._view("hidden_states", return_hidden_states=True)
+
+    def _view(self, output, return_attention_weights=False, return_hidden_states=False):
+        """The cached `_BackboneView` adding `output`, built by one symbolic call."""
+        key = f"_{output}_model"
+        model = self.__dict__.get(key)
         if model is None:
-            model = _BackboneWithAttentionWeights(
-                self, name=f"{self.name}_with_attention_weights"
+            model = _BackboneView(
+                self,
+                return_attention_weights=return_attention_weights,
+                return_hidden_states=return_hidden_states,
+                name=f"{self.name}_with_{output}",
             )
+            # Keras's JAX `predict_on_batch` would build an unbuilt model by running it
+            # eagerly, op by op, each op compiled on its own (some 50 compilations); a
+            # symbolic call builds it in a fraction of a second. Concrete sizes, because
+            # the input checks cannot compare JAX's symbolic ones.
+            model({name: keras.KerasTensor((1, 2), "int32") for name in self.input})
             # Stored untracked: tracking it would make the backbone its own grandchild.
-            self.__dict__["_attention_weights_model"] = model
+            self.__dict__[key] = model
         return model
 
     def __call__(self, inputs, *args, **kwargs):
