@@ -16,14 +16,14 @@ combination and pooling then run in NumPy over the real tokens only.
 
 import numpy as np
 
+from kbert.argument_checks import check_positive_int
 from kbert.inference.model_io import DEFAULT_BATCH_SIZE
-from kbert.inference.model_io import as_text_list
-from kbert.inference.model_io import check_positive_int
-from kbert.inference.model_io import encode_texts
 from kbert.inference.model_io import predict_in_batches
 from kbert.inference.model_io import resolve_tokenizer
 from kbert.inference.model_io import sequence_limit
 from kbert.inference.results import TokenEmbeddings
+from kbert.preprocessing.text_encoding import as_text_list
+from kbert.preprocessing.text_encoding import encode_texts
 
 # The paper's feature-based choice: the last four encoder blocks.
 DEFAULT_LAYER_COUNT = 4
