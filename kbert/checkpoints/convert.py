@@ -21,6 +21,7 @@ from kbert.checkpoints import google_import
 from kbert.checkpoints import huggingface_import
 from kbert.checkpoints import keras_hub_import
 from kbert.checkpoints import named_checkpoints
+from kbert.files.output_lock import OutputLock
 
 logger = logging.getLogger("kbert.checkpoints")
 
@@ -211,7 +212,9 @@ def convert(source, destination, overwrite=False, lowercase=None):
 
     The whole model is built and every weight checked and assigned before anything is
     written; the preset is then written to a temporary folder and renamed into place, so
-    a failure leaves `destination` as it was.
+    a failure leaves `destination` as it was. The destination's `kbert.files.OutputLock`
+    is held from the destination check to the end: a concurrent conversion to the same
+    destination raises `OutputLockedError` naming this one's process id.
 
     Args:
         source: a checkpoint folder in one of `CHECKPOINT_FORMATS`, or the name of a
@@ -236,11 +239,14 @@ def convert(source, destination, overwrite=False, lowercase=None):
     destination = pathlib.Path(destination).expanduser()
     # Fails fast, before the destination is examined.
     is_named = detect_format(source_path) is NAMED_FORMAT
-    _check_destination(source_path, destination, overwrite, is_named)
-    model, tokenizer, checkpoint_format = load_checkpoint(source_path, lowercase=lowercase)
-    origin = str(source) if checkpoint_format is NAMED_FORMAT else str(source_path.resolve())
-    metadata = {"source": checkpoint_format.name, "source_path": origin}
-    model.save_to_preset(destination, tokenizer=tokenizer, metadata=metadata)
+    # Held from the destination check to the end of the write: a second conversion to
+    # the same destination fails here instead of both passing the check.
+    with OutputLock(destination):
+        _check_destination(source_path, destination, overwrite, is_named)
+        model, tokenizer, checkpoint_format = load_checkpoint(source_path, lowercase=lowercase)
+        origin = str(source) if checkpoint_format is NAMED_FORMAT else str(source_path.resolve())
+        metadata = {"source": checkpoint_format.name, "source_path": origin}
+        model.save_to_preset(destination, tokenizer=tokenizer, metadata=metadata)
     destination = destination.resolve()
     logger.info("Wrote %s preset to %s.", type(model).__name__, destination)
     return destination

@@ -60,7 +60,9 @@ class OutputLock:
     """
 
     def __init__(self, folder):
-        self.folder = pathlib.Path(os.path.abspath(pathlib.Path(folder).expanduser()))
+        # Resolved, so that every spelling of one folder (a relative path, a link to it)
+        # meets at the same lock file.
+        self.folder = pathlib.Path(os.path.realpath(pathlib.Path(folder).expanduser()))
         self.lock_path = self.folder.parent / f".{self.folder.name}{LOCK_SUFFIX}"
 
     def __enter__(self):
