@@ -7,7 +7,7 @@ package, and every other package reads and writes model and data files through i
   depth-limited JSON, streamed lines.
 - `load_budget`: the memory one load may allocate; declared sizes against storage.
 - `atomic_write`: temp file + rename, free-space checks, stale temporaries removed.
-- `output_lock`: one writer per output folder.
+- `output_lock`: one writer per output folder; `exclusive_output` for training runs.
 """
 
 from kbert.files.atomic_write import atomic_path
@@ -23,6 +23,7 @@ from kbert.files.bounded_reader import read_bytes
 from kbert.files.bounded_reader import read_json
 from kbert.files.bounded_reader import read_lines
 from kbert.files.bounded_reader import read_text
+from kbert.files.exclusive_output import exclusive_output
 from kbert.files.file_refused_error import FileRefusedError
 from kbert.files.load_budget import check_load_budget
 from kbert.files.load_budget import check_stored_bytes
@@ -40,6 +41,7 @@ __all__ = [
     "check_load_budget",
     "check_stored_bytes",
     "checked_path",
+    "exclusive_output",
     "open_checked",
     "parse_json",
     "process_is_running",
