@@ -124,7 +124,10 @@ def load_task(task_class, preset, **kwargs):
             if key in SHARED_HEAD_ARGUMENTS and key in accepted
         }
     task_arguments.update(kwargs)
-    model = task_class(backbone, **task_arguments)
+    try:
+        model = task_class(backbone, **task_arguments)
+    except ValueError as error:
+        raise ValueError(f"{str(folder / CONFIG_FILE)!r}, field `task`: {error}") from None
 
     backbone_ids = {id(v) for v in backbone.weights}
     for layer in model.head_layers():
