@@ -28,6 +28,7 @@ TEMPORARY_INFIX = ".tmp-"
 FREE_SPACE_MARGIN_BYTES = 2**20
 _DISK_FULL = (errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC))
 _OWNER = re.compile(r"(\d+)(?:-|$)")
+_OWN_MESSAGES = ("No space left on the device while writing", "Not enough free space to write")
 
 
 def temporary_prefix(path):
@@ -50,9 +51,8 @@ def check_free_space(folder, needed_bytes, target):
     if free < needed_bytes + FREE_SPACE_MARGIN_BYTES:
         raise OSError(
             errno.ENOSPC,
-            f"Not enough free space to write {str(target)!r}: it needs about "
-            f"{needed_bytes} bytes and {free} are free",
-            str(target),
+            f"{_OWN_MESSAGES[1]} {str(target)!r}: it needs about {needed_bytes} bytes "
+            f"and {free} are free",
         )
 
 
@@ -65,12 +65,12 @@ def raise_if_disk_full(error, target):
     """
     if not isinstance(error, Exception):
         return
+    if isinstance(error, OSError) and str(error.strerror).startswith(_OWN_MESSAGES):
+        return  # Already one plain error, naming the innermost file.
     number = getattr(error, "errno", None)
     if number in _DISK_FULL or "No space left" in str(error):
         raise OSError(
-            errno.ENOSPC,
-            f"No space left on the device while writing {str(target)!r}",
-            str(target),
+            errno.ENOSPC, f"{_OWN_MESSAGES[0]} {str(target)!r}"
         ) from None
 
 
