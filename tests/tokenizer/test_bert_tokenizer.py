@@ -3,6 +3,7 @@
 import json
 import os
 import random
+import re
 
 import numpy as np
 import pytest
@@ -391,6 +392,13 @@ def test_encode_batch_equals_encode(vocabulary_path):
         if pair:
             assert encoding == tokenizer.encode(text, pair, max_length=24)
     assert tokenizer.encode_batch([]) == []
+
+
+def test_a_missing_special_token_names_the_vocabulary_file(tmp_path):
+    path = tmp_path / "vocab.txt"
+    path.write_text("[PAD]\n[UNK]\n[CLS]\n[SEP]\nthe\n")
+    with pytest.raises(ValueError, match=rf"The vocabulary of '{re.escape(str(path))}' has no '\[MASK\]'"):
+        BertTokenizer(path)
 
 
 def test_an_empty_pair_packs_as_huggingface_does(tokenizers_pair):
