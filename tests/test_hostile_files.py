@@ -40,9 +40,13 @@ PEAK_MEMORY_LIMIT_BYTES = 2**30
 def hostile_report(tmp_path_factory):
     """Runs every hostile case once, in a fresh process; returns its JSON report."""
     workdir = tmp_path_factory.mktemp("hostile")
+    # A clean environment: what the parent's backend set up (TensorFlow's and OpenMP's
+    # variables) must not change what the worker measures.
     environment = dict(
-        os.environ,
+        {name: os.environ[name] for name in ("PATH", "HOME", "TMPDIR") if name in os.environ},
         KERAS_BACKEND="numpy",
+        MKL_NUM_THREADS="1",
+        OPENBLAS_NUM_THREADS="1",
         TF_CPP_MIN_LOG_LEVEL="3",
         OMP_NUM_THREADS="1",
         TOKENIZERS_PARALLELISM="false",
