@@ -75,6 +75,15 @@ def build_parser():
         epilog=BACKEND_EPILOG,
     )
     parser.add_argument("--version", action="version", version=f"kbert {kbert.__version__}")
+    parser.add_argument(
+        "--load-budget",
+        metavar="BYTES",
+        help=(
+            "the most memory one model load may allocate, in bytes or with a unit "
+            "(e.g. 32G); checkpoints declaring more are refused before reading. Default: "
+            "$KBERT_LOAD_BUDGET, else 8G."
+        ),
+    )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name in _COMMAND_MODULES:
         importlib.import_module(f"kbert.commands.{name}").add_parser(subparsers)
@@ -113,6 +122,16 @@ def main(argv=None):
     _configure_logging()
     args = build_parser().parse_args(argv)
     _choose_backend_defaults()
+    if args.load_budget is not None:
+        from kbert.files.load_budget import BUDGET_VARIABLE
+        from kbert.files.load_budget import parse_byte_amount
+
+        try:
+            parse_byte_amount(args.load_budget, "--load-budget")
+        except ValueError as error:
+            print(f"kbert: error: {error}", file=sys.stderr)
+            return EXIT_ERROR
+        os.environ[BUDGET_VARIABLE] = args.load_budget
     try:
         return args.run(args)
     except (ValueError, ImportError, OSError) as error:

@@ -10,6 +10,7 @@ in. After each kill the worker loads the folder the way users do and records wha
 found.
 """
 
+import errno
 import json
 import os
 import pathlib
@@ -247,6 +248,172 @@ def test_a_failed_export_leaves_the_previous_export(tmp_path, monkeypatch):
         export_huggingface(BertBackbone(**TINY), tmp_path / "export", overwrite=True)
     assert (tmp_path / "export" / "model.safetensors").read_bytes() == before
     assert sorted(os.listdir(tmp_path)) == ["export"]
+
+
+# --- A full disk --------------------------------------------------------------------------
+
+
+def _disk_fills_at_dataset(monkeypatch, number):
+    """h5py's create_dataset fails with ENOSPC from its `number`-th call on, as on a full disk."""
+    import h5py
+
+    original = h5py.Group.create_dataset
+    calls = []
+
+    def create_dataset(self, name, *args, **kwargs):
+        calls.append(name)
+        if len(calls) >= number:
+            raise OSError(errno.ENOSPC, "Can't synchronously write data (No space left on device)")
+        return original(self, name, *args, **kwargs)
+
+    monkeypatch.setattr(h5py.Group, "create_dataset", create_dataset)
+    return calls
+
+
+def _snapshot(folder):
+    return {path.name: path.read_bytes() for path in sorted(pathlib.Path(folder).iterdir())}
+
+
+def test_a_full_disk_during_a_preset_save_keeps_the_old_preset(tmp_path, monkeypatch):
+    from conftest import TINY
+
+    from kbert.models import BertBackbone
+
+    BertBackbone(**TINY).save_to_preset(tmp_path / "preset")
+    before = _snapshot(tmp_path / "preset")
+    calls = _disk_fills_at_dataset(monkeypatch, 5)
+    with pytest.raises(OSError) as error:
+        BertBackbone(**TINY).save_to_preset(tmp_path / "preset")
+    assert len(calls) >= 5  # the write had started
+    assert error.value.errno == errno.ENOSPC
+    assert "No space left on the device while writing" in str(error.value)
+    assert _snapshot(tmp_path / "preset") == before
+    assert sorted(os.listdir(tmp_path)) == ["preset"]
+
+
+def test_a_save_that_cannot_fit_is_refused_before_writing(tmp_path, monkeypatch):
+    import shutil
+
+    import h5py
+
+    from conftest import TINY
+
+    from kbert.models import BertBackbone
+
+    BertBackbone(**TINY).save_to_preset(tmp_path / "preset")
+    before = _snapshot(tmp_path / "preset")
+    usage = shutil.disk_usage(tmp_path)
+    monkeypatch.setattr(shutil, "disk_usage", lambda path: usage._replace(free=4096))
+    monkeypatch.setattr(
+        h5py.Group, "create_dataset", lambda *a, **k: pytest.fail("h5py started writing")
+    )
+    with pytest.raises(OSError, match=r"Not enough free space to write .*preset.* 4096 are free"):
+        BertBackbone(**TINY).save_to_preset(tmp_path / "preset")
+    assert _snapshot(tmp_path / "preset") == before
+    assert sorted(os.listdir(tmp_path)) == ["preset"]
+
+
+def test_a_full_disk_during_a_safetensors_export_is_an_os_error(tmp_path, monkeypatch):
+    from conftest import TINY
+
+    import safetensors.numpy
+    from safetensors import SafetensorError
+
+    from kbert.checkpoints import export_huggingface
+    from kbert.models import BertBackbone
+
+    export_huggingface(BertBackbone(**TINY), tmp_path / "export")
+    before = _snapshot(tmp_path / "export")
+
+    def disk_full(*args, **kwargs):
+        raise SafetensorError("Error while serializing: I/O error: No space left on device (os error 28)")
+
+    monkeypatch.setattr(safetensors.numpy, "save_file", disk_full)
+    with pytest.raises(OSError) as error:
+        export_huggingface(BertBackbone(**TINY), tmp_path / "export", overwrite=True)
+    assert error.value.errno == errno.ENOSPC and "model.safetensors" in str(error.value)
+    assert _snapshot(tmp_path / "export") == before
+    assert sorted(os.listdir(tmp_path)) == ["export"]
+
+
+def test_a_full_disk_during_a_training_checkpoint_keeps_the_previous_one(tmp_path, monkeypatch):
+    from conftest import TINY
+
+    from kbert.models import BertClassifier, BertBackbone
+    from kbert.tasks.training_checkpoint import TrainingCheckpoint
+
+    model = BertClassifier(BertBackbone(**TINY), num_classes=2)
+    model.compile()
+    checkpoint = TrainingCheckpoint(tmp_path / "training_checkpoint.h5")
+    checkpoint.save(model, {"global_step": 1})
+    before = checkpoint.path.read_bytes()
+    _disk_fills_at_dataset(monkeypatch, 3)
+    with pytest.raises(OSError) as error:
+        checkpoint.save(model, {"global_step": 2})
+    assert error.value.errno == errno.ENOSPC
+    assert checkpoint.path.read_bytes() == before
+    assert checkpoint.read_state()["global_step"] == 1
+    assert sorted(os.listdir(tmp_path)) == ["training_checkpoint.h5"]
+
+
+# --- A kill during a training checkpoint -------------------------------------------------
+
+_KILLED_CHECKPOINT = """
+import os, signal, sys
+from kbert.models import BertBackbone, BertClassifier
+from kbert.tasks.training_checkpoint import TrainingCheckpoint
+import kbert.tasks.training_checkpoint as training_checkpoint
+
+def half_written(path, weights):
+    with open(path, "wb") as file:
+        file.write(b"\\x89HDF half of a checkpoint")
+        file.flush()
+    print(path, flush=True)
+    os.kill(os.getpid(), signal.SIGKILL)
+
+training_checkpoint.write_weights = half_written
+model = BertClassifier(BertBackbone(vocabulary_size=97, hidden_size=32, num_layers=2,
+    num_heads=4, intermediate_size=37, max_positions=24), num_classes=2)
+model.compile()
+TrainingCheckpoint(sys.argv[1]).save(model, {"global_step": 3})
+"""
+
+
+def test_no_temporary_of_a_killed_checkpoint_write_survives_the_next_resume(tmp_path):
+    from conftest import TINY
+
+    from kbert.models import BertBackbone
+    from kbert.tasks import FineTuner, FineTuningConfig
+    from kbert.tokenizer.bert_tokenizer import BertTokenizer
+
+    run = tmp_path / "run"
+    run.mkdir()
+    environment = dict(os.environ, KERAS_BACKEND="numpy", TF_CPP_MIN_LOG_LEVEL="3")
+    environment["PYTHONPATH"] = os.pathsep.join(
+        [str(pathlib.Path(__file__).parents[1]), os.environ.get("PYTHONPATH", "")]
+    )
+    killed = subprocess.run(
+        [sys.executable, "-c", _KILLED_CHECKPOINT, str(run / "training_checkpoint.h5")],
+        capture_output=True,
+        text=True,
+        env=environment,
+        timeout=300,
+    )
+    assert killed.returncode == -signal.SIGKILL, killed.stderr[-2000:]
+    temporary = pathlib.Path(killed.stdout.strip().splitlines()[-1])
+    assert temporary.name.startswith(".training_checkpoint.h5.tmp-") and temporary.exists()
+
+    vocabulary = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "good", "bad", "film"]
+    vocabulary += [f"w{i}" for i in range(TINY["vocabulary_size"] - len(vocabulary))]
+    BertBackbone(**TINY).save_to_preset(
+        tmp_path / "preset", tokenizer=BertTokenizer(vocabulary, max_length=24)
+    )
+    data = tmp_path / "train.csv"
+    data.write_text("text,label\n" + "good film,pos\nbad film,neg\n" * 4)
+    config = FineTuningConfig(epochs=1, batch_size=4, max_length=16, checkpoint_every=None)
+    result = FineTuner("classification", tmp_path / "preset", run, config).run(data, resume=True)
+    assert result.status == "completed"
+    assert sorted(os.listdir(run)) == ["model", "training_checkpoint.h5"]
 
 
 if __name__ == "__main__":

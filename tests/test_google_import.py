@@ -241,6 +241,23 @@ def test_a_missing_or_misshaped_variable_is_named(tmp_path, pretraining_checkpoi
     assert not (tmp_path / "preset").exists()
 
 
+def test_a_config_larger_than_the_checkpoint_is_refused_before_building(
+    tmp_path, pretraining_checkpoint, monkeypatch
+):
+    from kbert.models import BertBackbone
+
+    folder, _ = pretraining_checkpoint
+    copy = tmp_path / "uncased_huge"
+    shutil.copytree(folder, copy)
+    config = dict(GOOGLE_CONFIG, vocab_size=10**6)
+    (copy / "bert_config.json").write_text(json.dumps(config))
+    monkeypatch.setattr(
+        BertBackbone, "from_config_object", lambda *a: pytest.fail("a model was built")
+    )
+    with pytest.raises(ValueError, match=r"bert_config\.json: the config describes a model of"):
+        load_google(copy)
+
+
 @pytest.mark.parametrize(
     "architecture, kbert_class",
     [

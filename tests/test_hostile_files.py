@@ -2,11 +2,21 @@
 
 (The `.keras` file with a Lambda layer is covered by tests/test_models.py:
 `keras.saving.load_model` in safe mode refuses it.)
+
+The suite of issue 14's audit (tests/hostile_file_cases.py) runs in one worker process,
+so that its peak memory is that of the hostile cases alone: each case must be refused
+with a ValueError or OSError naming the file, within a 10-second alarm, without opening
+the sentinel files kept outside the folders, and the whole worker must stay under 1 GB.
 """
 
 import json
+import os
+import pathlib
 import pickle
+import re
 import struct
+import subprocess
+import sys
 
 import h5py
 import numpy as np
@@ -19,8 +29,60 @@ from kbert.models import BertBackbone
 from kbert.presets.weights_file import read_weights
 
 from conftest import TINY
+from hostile_file_cases import EXPECTED
 
 torch = pytest.importorskip("torch")
+
+PEAK_MEMORY_LIMIT_BYTES = 2**30
+
+
+@pytest.fixture(scope="module")
+def hostile_report(tmp_path_factory):
+    """Runs every hostile case once, in a fresh process; returns its JSON report."""
+    workdir = tmp_path_factory.mktemp("hostile")
+    # A clean environment: what the parent's backend set up (TensorFlow's and OpenMP's
+    # variables) must not change what the worker measures.
+    environment = dict(
+        {name: os.environ[name] for name in ("PATH", "HOME", "TMPDIR") if name in os.environ},
+        KERAS_BACKEND="numpy",
+        MKL_NUM_THREADS="1",
+        OPENBLAS_NUM_THREADS="1",
+        TF_CPP_MIN_LOG_LEVEL="3",
+        OMP_NUM_THREADS="1",
+        TOKENIZERS_PARALLELISM="false",
+        PYTHONPATH=os.pathsep.join(
+            [str(pathlib.Path(__file__).parents[1]), os.environ.get("PYTHONPATH", "")]
+        ),
+    )
+    worker = pathlib.Path(__file__).with_name("hostile_file_cases.py")
+    result = subprocess.run(
+        [sys.executable, str(worker), str(workdir)],
+        capture_output=True,
+        text=True,
+        env=environment,
+        timeout=600,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_each_hostile_file_is_refused_clearly(hostile_report, name):
+    outcome = hostile_report["results"][name]
+    assert outcome["error"] != "timeout", f"{name}: {outcome['message']}"
+    expected = EXPECTED[name]
+    if expected is None:
+        assert outcome["error"] is None, f"{name}: {outcome}"
+        return
+    assert outcome["error"] is not None, f"{name} was accepted"
+    assert outcome["is_value_or_os_error"], f"{name}: {outcome['traceback']}"
+    assert re.search(expected, outcome["message"]), f"{name}: {outcome['message']}"
+
+
+def test_the_hostile_suite_stays_small_and_inside_its_folders(hostile_report):
+    assert hostile_report["peak_rss_bytes"] < PEAK_MEMORY_LIMIT_BYTES
+    assert hostile_report["opened"] == [], "a file outside the model folders was opened"
+    assert hostile_report["leaked"] == [], "a secret was copied into a written file"
 
 HF_CONFIG = {
     "architectures": ["BertModel"],

@@ -2,6 +2,7 @@
 
 import json
 import logging
+import os
 import pathlib
 import re
 
@@ -303,6 +304,42 @@ def test_squad_errors_name_file_question_and_field(tmp_path, document, message):
     path = _write(tmp_path, "s.json", document if isinstance(document, str) else json.dumps(document))
     with pytest.raises(ValueError, match=re.escape(message)):
         read_squad(path)
+
+
+def test_a_negative_answer_start_names_file_and_question(tmp_path):
+    # "Bob." ends the context: -4 would find it by Python's negative indexing.
+    document = _squad_document(answers=[{"text": "Bob.", "answer_start": -4}])
+    path = _write(tmp_path, "s.json", json.dumps(document))
+    message = (
+        "s.json: question 'q1' at data[0].paragraphs[0].qas[0], answers[0]: 'answer_start' "
+        "must be an offset in the context (0 to 12). Received: answer_start=-4"
+    )
+    for fix in (True, False):
+        with pytest.raises(ValueError, match=re.escape(message)):
+            read_squad(path, fix_answer_starts=fix)
+
+
+def test_an_unseen_tag_is_named_at_its_own_line(tmp_path):
+    from kbert.tasks.token_classification_task import TokenClassificationTask
+
+    path = _write(tmp_path, "dev.conll", "-DOCSTART- O\n\nRome B-LOC\nand O\nParis B-GPE\n")
+    (sentence,) = read_conll(path)
+    assert sentence.line == 3 and sentence.token_lines == (3, 4, 5)
+    with pytest.raises(ValueError, match=r"dev.conll, line 5: label 'B-GPE' does not occur"):
+        TokenClassificationTask().check_labels([sentence], ["O", "B-LOC"], str(path))
+
+
+def test_long_lines_and_special_files_are_named(tmp_path):
+    from kbert.data.text_file import MAX_LINE_BYTES
+
+    path = tmp_path / "train.csv"
+    path.write_bytes(b"text,label\nok,1\n" + b"x" * (MAX_LINE_BYTES + 1) + b",1\n")
+    with pytest.raises(ValueError, match=rf"train.csv:3: the line is longer than {MAX_LINE_BYTES}"):
+        read_classification(path)
+    fifo = tmp_path / "fifo.tsv"
+    os.mkfifo(fifo)
+    with pytest.raises(ValueError, match=r"fifo.tsv'.*a FIFO"):
+        read_classification(fifo)
 
 
 def test_squad_repeated_question_id(tmp_path):

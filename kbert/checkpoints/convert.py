@@ -21,6 +21,7 @@ from collections.abc import Callable
 from kbert.checkpoints import google_import
 from kbert.checkpoints import huggingface_import
 from kbert.checkpoints import keras_hub_import
+from kbert.files.output_lock import OutputLock
 
 logger = logging.getLogger("kbert.checkpoints")
 
@@ -208,7 +209,9 @@ def convert(source, destination, overwrite=False, lowercase=None):
 
     The whole model is built and every weight checked and assigned before anything is
     written; the preset is then written to a temporary folder and renamed into place, so
-    a failure leaves `destination` as it was.
+    a failure leaves `destination` as it was. The destination's `kbert.files.OutputLock`
+    is held from the destination check to the end: a concurrent conversion to the same
+    destination raises `OutputLockedError` naming this one's process id.
 
     Args:
         source: a checkpoint folder in one of `CHECKPOINT_FORMATS`, or any other source
@@ -238,13 +241,16 @@ def convert(source, destination, overwrite=False, lowercase=None):
     if is_local:
         # Fails fast, before the destination is examined.
         detect_format(source_path)
-    _check_destination(source_path, destination, overwrite, is_named=not is_local)
-    model, tokenizer, checkpoint_format = load_checkpoint(
-        source_path if is_local else source, lowercase=lowercase
-    )
-    origin = str(source_path.resolve()) if is_local else str(source)
-    metadata = {"source": checkpoint_format.name, "source_path": origin}
-    model.save_to_preset(destination, tokenizer=tokenizer, metadata=metadata)
+    # Held from the destination check to the end of the write: a second conversion to
+    # the same destination fails here instead of both passing the check.
+    with OutputLock(destination):
+        _check_destination(source_path, destination, overwrite, is_named=not is_local)
+        model, tokenizer, checkpoint_format = load_checkpoint(
+            source_path if is_local else source, lowercase=lowercase
+        )
+        origin = str(source_path.resolve()) if is_local else str(source)
+        metadata = {"source": checkpoint_format.name, "source_path": origin}
+        model.save_to_preset(destination, tokenizer=tokenizer, metadata=metadata)
     destination = destination.resolve()
     logger.info("Wrote %s preset to %s.", type(model).__name__, destination)
     return destination

@@ -27,7 +27,10 @@ unless given.
 
 The checkpoint is read with TensorFlow's checkpoint reader (TensorFlow is imported only
 here, when a Google checkpoint is converted); it holds tensors only and cannot run code.
-Declared tensor sizes are checked against the data files before any tensor is read.
+Its files must be regular files inside the folder (`kbert.files.bounded_reader`).
+Declared tensor sizes are checked against the data files (their stored bytes: a sparse
+file is refused) and the load budget before any tensor is read, and the config against
+the declared tensors before any model is built (`BertConfig.check_weights_hold`).
 """
 
 import logging
@@ -37,6 +40,10 @@ import re
 import numpy as np
 
 from kbert.checkpoints import huggingface_import
+from kbert.files.bounded_reader import checked_path
+from kbert.files.load_budget import check_load_budget
+from kbert.files.load_budget import check_stored_bytes
+from kbert.files.load_budget import stored_bytes
 
 logger = logging.getLogger("kbert.checkpoints")
 
@@ -110,6 +117,12 @@ def load_google(folder, lowercase=None):
     google_config = huggingface_import.read_huggingface_config(config_path)
     config = huggingface_import.config_from_huggingface(google_config, config_path)
     reader = _CheckpointReader(prefix)
+    model_variables = [name for name in reader.shapes if not _OPTIMIZER_STATE.search(name)]
+    config.check_weights_hold(
+        sum(int(np.prod(reader.shapes[name], dtype=np.int64)) for name in model_variables),
+        config_path,
+        include_pooler=False,
+    )
 
     model = _build_model(config, reader)
     backbone = getattr(model, "backbone", model)
@@ -139,6 +152,9 @@ class _CheckpointReader:
         import tensorflow as tf
 
         self.prefix = prefix
+        data_files = sorted(prefix.parent.glob(f"{prefix.name}.data-*"))
+        for path in [prefix.parent / f"{prefix.name}.index", *data_files]:
+            checked_path(path)
         try:
             self._reader = tf.train.load_checkpoint(str(prefix))
         except (tf.errors.OpError, ValueError) as error:
@@ -150,9 +166,15 @@ class _CheckpointReader:
             name: dtype.as_numpy_dtype
             for name, dtype in self._reader.get_variable_to_dtype_map().items()
         }
-        self.data_bytes = sum(
-            path.stat().st_size for path in prefix.parent.glob(f"{prefix.name}.data-*")
+        self.data_bytes = sum(path.stat().st_size for path in data_files)
+        declared = sum(self.declared_bytes(name) for name in self.shapes)
+        check_stored_bytes(
+            f"{prefix}.data-*",
+            declared,
+            stored=sum(stored_bytes(path) for path in data_files),
+            what="its variables",
         )
+        check_load_budget(prefix, declared, "its variables")
         self.used = set()
 
     def __contains__(self, name):

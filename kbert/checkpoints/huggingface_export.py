@@ -13,16 +13,23 @@ embeddings. Classes whose transformers counterpart has no pooler
 without it, as transformers writes them.
 
 The folder is written into a staging folder and renamed into place
-(`kbert.presets.preset_writer.staged_folder`).
+(`kbert.presets.preset_writer.staged_folder`), under the destination's
+`kbert.files.OutputLock` from the destination check on; the free space is checked before
+the weights are written, and a full disk is one `OSError` (errno ENOSPC) with the
+previous export in place.
 """
 
-import json
 import logging
 import pathlib
 
 import numpy as np
 
 from kbert.checkpoints import huggingface_import
+from kbert.files.atomic_write import check_free_space
+from kbert.files.atomic_write import raise_if_disk_full
+from kbert.files.atomic_write import write_json_atomically
+from kbert.files.atomic_write import write_text_atomically
+from kbert.files.output_lock import OutputLock
 
 logger = logging.getLogger("kbert.checkpoints")
 
@@ -179,27 +186,16 @@ def export_huggingface(source, destination, overwrite=False, tokenizer=None):
     >>> export_huggingface("presets/my_classifier", "exports/my_classifier")
     >>> transformers.BertForSequenceClassification.from_pretrained("exports/my_classifier")
     """
-    from safetensors.numpy import save_file
-
-    from kbert.presets.preset_writer import staged_folder
-
-    model, tokenizer = resolve_export_source(source, tokenizer)
     destination = pathlib.Path(destination).expanduser()
-    check_export_destination(
-        destination, overwrite, huggingface_import.is_huggingface_folder, "a Hugging Face folder"
-    )
-    config = huggingface_config(model, tokenizer)
-    tensors = huggingface_weights(model)
-    if tokenizer is None:
-        logger.warning("Exporting %s without a tokenizer: none was given.", type(model).__name__)
-    with staged_folder(destination) as staging:
-        _write_json(staging / huggingface_import.CONFIG_FILE, config)
-        save_file(tensors, staging / huggingface_import.SAFETENSORS_FILE, metadata={"format": "pt"})
-        if tokenizer is not None:
-            (staging / VOCABULARY_FILE).write_text(
-                "".join(token + "\n" for token in tokenizer.vocabulary), encoding="utf-8"
-            )
-            _write_json(staging / TOKENIZER_CONFIG_FILE, huggingface_tokenizer_config(tokenizer))
+    with OutputLock(destination):
+        model, tokenizer = resolve_export_source(source, tokenizer)
+        check_export_destination(
+            destination,
+            overwrite,
+            huggingface_import.is_huggingface_folder,
+            "a Hugging Face folder",
+        )
+        config = _write_huggingface_folder(model, tokenizer, destination)
     destination = destination.resolve()
     logger.info(
         "Wrote %s as %s to %s.", type(model).__name__, config["architectures"][0], destination
@@ -207,10 +203,39 @@ def export_huggingface(source, destination, overwrite=False, tokenizer=None):
     return destination
 
 
-def _write_json(path, value):
-    with open(path, "w", encoding="utf-8") as handle:
-        json.dump(value, handle, indent=2, sort_keys=True, ensure_ascii=False)
-        handle.write("\n")
+def _write_huggingface_folder(model, tokenizer, destination):
+    """Writes the export into a staging folder swapped in at `destination`; returns its config."""
+    from kbert.presets.preset_writer import staged_folder
+
+    config = huggingface_config(model, tokenizer)
+    tensors = huggingface_weights(model)
+    if tokenizer is None:
+        logger.warning("Exporting %s without a tokenizer: none was given.", type(model).__name__)
+    with staged_folder(destination) as staging:
+        write_json_atomically(staging / huggingface_import.CONFIG_FILE, config)
+        _save_safetensors(tensors, staging / huggingface_import.SAFETENSORS_FILE)
+        if tokenizer is not None:
+            write_text_atomically(
+                staging / VOCABULARY_FILE,
+                "".join(token + "\n" for token in tokenizer.vocabulary),
+            )
+            write_json_atomically(
+                staging / TOKENIZER_CONFIG_FILE, huggingface_tokenizer_config(tokenizer)
+            )
+    return config
+
+
+def _save_safetensors(tensors, path):
+    """`safetensors.numpy.save_file` with a free-space check and a plain disk-full error."""
+    from safetensors import SafetensorError
+    from safetensors.numpy import save_file
+
+    check_free_space(path.parent, sum(array.nbytes for array in tensors.values()), path)
+    try:
+        save_file(tensors, path, metadata={"format": "pt"})
+    except (SafetensorError, OSError) as error:
+        raise_if_disk_full(error, path)
+        raise OSError(f"Could not write {str(path)!r}: {error}") from None
 
 
 def resolve_export_source(source, tokenizer=None):

@@ -12,10 +12,12 @@ linears; kbert fuses them into one (H, 3H) kernel, concatenated in that order.
 
 Loading never runs code from the folder: safetensors are read as plain arrays and PyTorch
 pickles only with `torch.load(..., weights_only=True)` (see `kbert.checkpoints.safe_loading`);
-safetensors headers are validated before any tensor is read.
+safetensors headers are validated before any tensor is read. JSON files go through
+`kbert.files.bounded_reader`. No model is built before the config is checked against the
+weights: the file must hold as many numbers as the config's model has
+(`BertConfig.check_weights_hold`) and a classifier's rows as many as its labels.
 """
 
-import json
 import logging
 import pathlib
 import re
@@ -24,6 +26,7 @@ import numpy as np
 
 from kbert.checkpoints.safe_loading import check_safetensors_header
 from kbert.checkpoints.safe_loading import load_pytorch_state
+from kbert.files.bounded_reader import read_json
 
 # kbert.models (and so Keras and the backend) is imported inside the functions that build
 # models, so that detecting a folder's format, and `kbert --help`, stay instant.
@@ -63,6 +66,10 @@ _LINEAR_HEADS = {
     "BertForTokenClassification": ("token_classifier_head", "classifier"),
     "BertForQuestionAnswering": ("span_head", "qa_outputs"),
 }
+
+# The most classes a classification head may have (transformers' largest label sets are
+# in the thousands); a config.json asking for 10^9 is refused before any label is made.
+MAX_LABELS = 100_000
 
 # Hugging Face config field -> BertConfig field. A field missing from config.json takes
 # BertConfig's default, which equals transformers' BertConfig default for every one.
@@ -149,6 +156,7 @@ def load_huggingface(folder):
     architecture = huggingface_architecture(hf_config, config_path)
     config = config_from_huggingface(hf_config, config_path)
     weights = _NamedWeights(read_huggingface_weights(folder), folder)
+    _check_sizes(architecture, config, hf_config, weights, config_path)
 
     model = _build_model(architecture, config, hf_config, config_path)
     backbone = getattr(model, "backbone", model)
@@ -178,13 +186,7 @@ def load_huggingface(folder):
 def read_huggingface_config(path):
     """The parsed `config.json` at `path`, which must be a JSON object."""
     path = pathlib.Path(path)
-    try:
-        with open(path, encoding="utf-8") as file:
-            hf_config = json.load(file)
-    except FileNotFoundError:
-        raise ValueError(f"File not found: {path}") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as error:
-        raise ValueError(f"{path} is not valid JSON: {error}") from None
+    hf_config = read_json(path, "config")
     if not isinstance(hf_config, dict):
         raise ValueError(f"{path} must hold a JSON object. Received: {type(hf_config).__name__}")
     return hf_config
@@ -264,14 +266,61 @@ def config_from_huggingface(hf_config, source=CONFIG_FILE):
         raise ValueError(f"{source}: {error} (fields map as {names})") from None
 
 
+def _label_count(hf_config, source):
+    """How many classes `id2label` (else `num_labels`, default 2) names, checked."""
+    id2label = hf_config.get("id2label")
+    if id2label is not None:
+        if not isinstance(id2label, dict):
+            raise ValueError(
+                f"{source}: `id2label` must be an object. Received: {id2label!r:.80}"
+            )
+        count, field = len(id2label), "len(id2label)"
+    else:
+        # transformers 5 omits the default mapping; its default is two classes.
+        count, field = hf_config.get("num_labels", 2), "num_labels"
+    if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= MAX_LABELS:
+        raise ValueError(
+            f"{source}: `{field}` must be an integer from 1 to {MAX_LABELS}. "
+            f"Received: {field}={count!r:.80}"
+        )
+    return count
+
+
+def _classifier_dropout(hf_config, source):
+    dropout = hf_config.get("classifier_dropout")
+    if dropout is not None and (
+        isinstance(dropout, bool) or not isinstance(dropout, (int, float)) or not 0 <= dropout < 1
+    ):
+        raise ValueError(
+            f"{source}: `classifier_dropout` must be null or a number in [0, 1). "
+            f"Received: classifier_dropout={dropout!r:.80}"
+        )
+    return dropout
+
+
+def _check_sizes(architecture, config, hf_config, weights, source):
+    """Refuses, before a model is built, a config larger than what its weights hold."""
+    config.check_weights_hold(
+        sum(int(array.size) for array in weights.arrays.values()), source, include_pooler=False
+    )
+    if ARCHITECTURES[architecture] in ("BertClassifier", "BertTokenClassifier"):
+        count = _label_count(hf_config, source)
+        _classifier_dropout(hf_config, source)
+        classifier = weights.arrays.get("classifier.weight")
+        if classifier is not None and (classifier.ndim != 2 or classifier.shape[0] != count):
+            raise ValueError(
+                f"{source} names {count} labels but the checkpoint's "
+                f"{weights.display_name('classifier.weight')!r} has shape "
+                f"{tuple(classifier.shape)}, expected ({count}, {config.hidden_size})."
+            )
+
+
 def _label_names(hf_config, source):
     """Class names in id order from `id2label`, else transformers' default LABEL_i names."""
+    count = _label_count(hf_config, source)
     id2label = hf_config.get("id2label")
     if id2label is None:
-        # transformers 5 omits the default mapping; its default is two classes.
-        return [f"LABEL_{index}" for index in range(hf_config.get("num_labels", 2))]
-    if not isinstance(id2label, dict):
-        raise ValueError(f"{source}: `id2label` must be an object. Received: {id2label!r}")
+        return [f"LABEL_{index}" for index in range(count)]
     try:
         by_id = {int(key): str(name) for key, name in id2label.items()}
     except ValueError:
@@ -298,7 +347,7 @@ def _build_model(architecture, config, hf_config, source):
         return task_class(
             backbone,
             label_names=_label_names(hf_config, source),
-            dropout=hf_config.get("classifier_dropout"),
+            dropout=_classifier_dropout(hf_config, source),
         )
     return task_class(backbone)
 

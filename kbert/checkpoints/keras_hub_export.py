@@ -3,7 +3,8 @@
 The kbert weights are copied into a keras-hub model of the same size (the layout
 mapping is `keras_hub_import.weight_links`, used the other way round), which keras-hub
 then saves with its own `save_to_preset`, into a staging folder that is renamed into
-place. `keras_hub.models.BertBackbone.from_preset` loads the result, and so does
+place, under the destination's `kbert.files.OutputLock`, after a free-space check.
+`keras_hub.models.BertBackbone.from_preset` loads the result, and so does
 `keras_hub.models.BertMaskedLM.from_preset` when the model has a masked-LM head
 (`BertMaskedLM`, `BertPretrainer`) and `keras_hub.models.BertTextClassifier.from_preset`
 for a `BertClassifier`.
@@ -25,6 +26,8 @@ import pathlib
 from kbert.checkpoints import keras_hub_import
 from kbert.checkpoints.huggingface_export import check_export_destination
 from kbert.checkpoints.huggingface_export import resolve_export_source
+from kbert.files.atomic_write import check_free_space
+from kbert.files.output_lock import OutputLock
 
 logger = logging.getLogger("kbert.checkpoints")
 
@@ -183,17 +186,22 @@ def export_keras_hub(source, destination, overwrite=False, tokenizer=None):
     """
     from kbert.presets.preset_writer import staged_folder
 
-    model, tokenizer = resolve_export_source(source, tokenizer)
     destination = pathlib.Path(destination).expanduser()
-    check_export_destination(
-        destination, overwrite, keras_hub_import.is_keras_hub_folder, "a keras-hub preset"
-    )
-    hub_model, hub_tokenizer = keras_hub_model(model, tokenizer)
-    with staged_folder(destination) as staging:
-        hub_model.save_to_preset(str(staging))
-        if hub_tokenizer is not None and hub_model is getattr(hub_model, "backbone", hub_model):
-            # A task saves its preprocessor's tokenizer; a bare backbone does not.
-            hub_tokenizer.save_to_preset(str(staging))
+    with OutputLock(destination):
+        model, tokenizer = resolve_export_source(source, tokenizer)
+        check_export_destination(
+            destination, overwrite, keras_hub_import.is_keras_hub_folder, "a keras-hub preset"
+        )
+        hub_model, hub_tokenizer = keras_hub_model(model, tokenizer)
+        with staged_folder(destination) as staging:
+            # Keras writes the weights with h5py: make sure they fit before it starts.
+            check_free_space(staging, 4 * hub_model.count_params(), staging / "model.weights.h5")
+            hub_model.save_to_preset(str(staging))
+            if hub_tokenizer is not None and hub_model is getattr(
+                hub_model, "backbone", hub_model
+            ):
+                # A task saves its preprocessor's tokenizer; a bare backbone does not.
+                hub_tokenizer.save_to_preset(str(staging))
     destination = destination.resolve()
     logger.info(
         "Wrote %s as keras-hub %s to %s.",

@@ -11,6 +11,9 @@ keras-hub's `BertBackbone` and hold plain numbers and strings only (so no Lambda
 class can be smuggled in); `task.json` is only read for the class it names, never
 deserialised; every `.weights.h5` passes `check_weights_file` (no external links,
 external storage, virtual datasets or oversized declarations) before Keras reads it.
+JSON files are read through `kbert.files.bounded_reader`. The sizes in config.json must
+be within `BertConfig`'s limits and fit the numbers the weights files declare before
+keras-hub builds anything (a `hidden_dim` of 10^9 would abort inside XLA).
 The backbone is then loaded with keras-hub's own `BertBackbone.from_preset`, which
 (Keras' safe mode aside) finds nothing in the checked config but BertBackbone itself.
 
@@ -26,11 +29,13 @@ keras-hub is imported only when a preset is loaded (it takes seconds and pulls i
 TensorFlow Text).
 """
 
-import json
 import logging
+import os
 import pathlib
 
 import numpy as np
+
+from kbert.files.bounded_reader import read_json
 
 logger = logging.getLogger("kbert.checkpoints")
 
@@ -42,8 +47,6 @@ TOKENIZER_CONFIG_FILE = "tokenizer.json"
 VOCABULARY_FILE = "assets/tokenizer/vocabulary.txt"
 
 _PACKAGES = ("keras_hub", "keras_nlp")
-# A preset's JSON files describe a model; anything this large is not one.
-_MAX_JSON_BYTES = 10_000_000
 # keras-hub's BertBackbone constructor arguments and their JSON types.
 BACKBONE_ARGUMENTS = {
     "vocabulary_size": int,
@@ -75,28 +78,13 @@ def _is_keras_hub_class(config, class_name):
     }
 
 
-def read_json(path, max_bytes=_MAX_JSON_BYTES):
-    """The parsed JSON file `path`, refusing files larger than `max_bytes`."""
-    path = pathlib.Path(path)
-    try:
-        size = path.stat().st_size
-    except OSError as error:
-        raise ValueError(f"Cannot read {path}: {error}") from None
-    if size > max_bytes:
-        raise ValueError(f"{path} has {size} bytes; a preset's JSON file has at most {max_bytes}.")
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise ValueError(f"{path} is not valid JSON: {error}") from None
-
-
 def is_keras_hub_folder(folder):
     """Whether `folder` is a keras-hub/keras-nlp preset: `config.json` + `model.weights.h5`."""
     folder = pathlib.Path(folder)
     if not ((folder / CONFIG_FILE).is_file() and (folder / WEIGHTS_FILE).is_file()):
         return False
     try:
-        config = read_json(folder / CONFIG_FILE, max_bytes=1_000_000)
+        config = read_json(folder / CONFIG_FILE, "config", folder)
     except ValueError:
         return False
     name = config.get("registered_name") if isinstance(config, dict) else None
@@ -187,11 +175,15 @@ def load_keras_hub(folder):
     from kbert.presets.weights_file import check_weights_file
 
     folder = pathlib.Path(folder).expanduser()
-    arguments = backbone_arguments(read_json(folder / CONFIG_FILE), folder / CONFIG_FILE)
-    check_weights_file(folder / WEIGHTS_FILE)
+    _check_files_keras_reads(folder)
+    config_path = folder / CONFIG_FILE
+    arguments = backbone_arguments(read_json(config_path, "config", folder), config_path)
+    declared = _declared_values(check_weights_file(folder / WEIGHTS_FILE, folder))
+    _config_from_arguments(arguments, config_path).check_weights_hold(declared, config_path)
     task = _task_arguments(folder)
     if task is not None:
-        check_weights_file(folder / TASK_WEIGHTS_FILE)
+        task_values = _declared_values(check_weights_file(folder / TASK_WEIGHTS_FILE, folder))
+        _check_head_fits(task, arguments, declared + task_values, folder / TASK_CONFIG_FILE)
 
     import keras_hub
 
@@ -237,6 +229,55 @@ def load_keras_hub(folder):
     return model, tokenizer
 
 
+# JSON files keras-hub's own loader reads besides the ones kbert parses.
+_OTHER_JSON_FILES = ("metadata.json", "preprocessor.json")
+
+
+def _check_files_keras_reads(folder):
+    """Puts every file keras-hub will open through the bounded reader's checks first."""
+    for name in _OTHER_JSON_FILES:
+        if os.path.lexists(folder / name):
+            read_json(folder / name, "config", folder)
+
+
+def _declared_values(shapes):
+    return sum(int(np.prod(shape, dtype=np.int64)) for shape, _ in shapes.values())
+
+
+def _config_from_arguments(arguments, source):
+    """The kbert `BertConfig` that checked keras-hub arguments describe (its limits apply)."""
+    from kbert.models.bert_config import BertConfig
+
+    try:
+        return BertConfig(
+            vocabulary_size=arguments["vocabulary_size"],
+            hidden_size=arguments["hidden_dim"],
+            num_layers=arguments["num_layers"],
+            num_heads=arguments["num_heads"],
+            intermediate_size=arguments["intermediate_dim"],
+            max_positions=arguments.get("max_sequence_length", 512),
+            type_vocabulary_size=arguments.get("num_segments", 2),
+            hidden_dropout=arguments.get("dropout", 0.1),
+            attention_dropout=arguments.get("dropout", 0.1),
+            activation="gelu_approximate",
+        )
+    except ValueError as error:
+        raise ValueError(
+            f"{source}: {error} (keras-hub argument names: hidden_dim, intermediate_dim, "
+            "max_sequence_length, num_segments)"
+        ) from None
+
+
+def _check_head_fits(task, arguments, declared, source):
+    """Refuses a classifier with more classes than the task weights hold, before building."""
+    num_classes = task["arguments"].get("num_classes")
+    if num_classes is not None and num_classes * arguments["hidden_dim"] > 2 * declared:
+        raise ValueError(
+            f"{source}: num_classes={num_classes} needs a {arguments['hidden_dim']} x "
+            f"{num_classes} head, more than the weights files declare ({declared} values)."
+        )
+
+
 def _task_arguments(folder):
     """`{"class_name", "arguments", "dropout"}` for a convertible task.json, else None.
 
@@ -245,9 +286,9 @@ def _task_arguments(folder):
     unchecked entry could name any class).
     """
     task_path = folder / TASK_CONFIG_FILE
-    if not task_path.is_file():
+    if not os.path.lexists(task_path):
         return None
-    task_config = read_json(task_path)
+    task_config = read_json(task_path, "config", folder)
     if _is_keras_hub_class(task_config, "BertMaskedLM"):
         task = {"class_name": "BertMaskedLM", "arguments": {}, "dropout": None}
     elif _is_keras_hub_class(task_config, "BertTextClassifier"):
@@ -500,8 +541,8 @@ def load_keras_hub_tokenizer(folder, config):
     # keras-hub's defaults, which differ from kbert's.
     settings = {"lowercase": False, "strip_accents": False}
     config_path = folder / TOKENIZER_CONFIG_FILE
-    if config_path.is_file():
-        tokenizer_config = read_json(config_path)
+    if os.path.lexists(config_path):
+        tokenizer_config = read_json(config_path, "config", folder)
         if not _is_keras_hub_class(tokenizer_config, "BertTokenizer"):
             raise ValueError(f"{config_path} does not describe keras-hub's BertTokenizer.")
         arguments = tokenizer_config.get("config") or {}

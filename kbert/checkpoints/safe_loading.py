@@ -1,25 +1,38 @@
 """Checks that make opening a weights file safe: no code runs, nothing oversized is allocated.
 
+Every file is first checked by `kbert.files.bounded_reader.checked_path` (a regular
+file, a link only when it stays inside the model folder).
+
 - safetensors: the header is validated by `check_safetensors_header` before the
-  `safetensors` library reads the file: its declared length must fit in the file, it
-  must be a JSON object, and every tensor's byte range must lie inside the data section
-  and match its dtype and shape.
+  `safetensors` library reads the file: its declared length must fit in the file and in
+  `MAX_SAFETENSORS_HEADER_BYTES`, it must be a JSON object nested no deeper than the
+  bounded reader allows, every tensor's byte range must lie inside the data section and
+  match its dtype and shape, and the data must be stored on disk (not a sparse file's
+  hole) and fit the load budget (`kbert.files.load_budget`).
 - PyTorch pickles (`pytorch_model.bin`) are read only by `load_pytorch_state`, through
   `torch.load(weights_only=True)`, whose unpickler builds tensors and plain containers
   and refuses everything else. A file that needs anything else is refused, never
-  retried in the unsafe mode.
+  retried in the unsafe mode. In the zip container, the entries' uncompressed sizes
+  are checked against the stored bytes (a 3 MB file inflating to 3 GB is refused) and
+  the load budget before torch reads them.
 - HDF5 files are checked by `kbert.presets.weights_file.check_weights_file`.
 """
 
-import json
 import os
 import pickle
 import re
 import struct
+import zipfile
 
-# A safetensors header describes tensors, not data: real ones are kilobytes. The
-# safetensors library caps it at 100 MB too.
-MAX_SAFETENSORS_HEADER_BYTES = 100_000_000
+from kbert.files.bounded_reader import SIZE_LIMITS
+from kbert.files.bounded_reader import checked_path
+from kbert.files.bounded_reader import parse_json
+from kbert.files.load_budget import check_load_budget
+from kbert.files.load_budget import check_stored_bytes
+
+# A safetensors header describes tensors, not data: real ones are kilobytes (BERT-large's
+# is 40 KB).
+MAX_SAFETENSORS_HEADER_BYTES = SIZE_LIMITS["header"]
 _HEADER_LENGTH_BYTES = 8
 
 # safetensors dtype -> bytes per element.
@@ -46,8 +59,12 @@ def _refuse(path, reason):
     raise ValueError(f"Refusing to read {str(path)!r} as safetensors: {reason}.")
 
 
-def check_safetensors_header(path):
+def check_safetensors_header(path, folder=None):
     """Validates the header of the safetensors file `path` without reading tensor data.
+
+    Args:
+        path: the file.
+        folder: the model folder it must stay inside; by default the one holding it.
 
     Returns:
         `{tensor_name: {"dtype", "shape", "data_offsets"}}` (the `__metadata__` entry
@@ -55,13 +72,15 @@ def check_safetensors_header(path):
 
     Raises:
         ValueError: naming the file and what is wrong (header length beyond the file,
-            not JSON, unknown dtype, a byte range outside the data or not matching
-            dtype and shape, overlapping tensors).
+            not JSON or nested too deeply, unknown dtype, a byte range outside the data or
+            not matching dtype and shape, overlapping tensors, data not stored on disk
+            or beyond the load budget).
     """
-    file_size = os.path.getsize(path)
+    real_path = checked_path(path, folder)
+    file_size = os.path.getsize(real_path)
     if file_size < _HEADER_LENGTH_BYTES:
         _refuse(path, f"the file has {file_size} bytes, fewer than the 8-byte header length")
-    with open(path, "rb") as handle:
+    with open(real_path, "rb") as handle:
         (header_length,) = struct.unpack("<Q", handle.read(_HEADER_LENGTH_BYTES))
         if header_length > file_size - _HEADER_LENGTH_BYTES:
             _refuse(
@@ -77,9 +96,9 @@ def check_safetensors_header(path):
             )
         raw_header = handle.read(header_length)
     try:
-        header = json.loads(raw_header.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
-        _refuse(path, f"the header is not JSON ({error})")
+        header = parse_json(raw_header, f"{path} (safetensors header)")
+    except ValueError as error:
+        _refuse(path, f"the header is not usable JSON ({error})")
     if not isinstance(header, dict):
         _refuse(path, f"the header is a JSON {type(header).__name__}, not an object")
 
@@ -93,6 +112,9 @@ def check_safetensors_header(path):
     for ((_, end), name), ((begin, _), next_name) in zip(ranges, ranges[1:]):
         if begin < end:
             _refuse(path, f"tensors {name!r} and {next_name!r} overlap")
+    declared = sum(end - begin for (begin, end), _ in ranges)
+    check_stored_bytes(path, declared)
+    check_load_budget(path, declared, "its tensors")
     return tensors
 
 
@@ -145,10 +167,14 @@ def load_pytorch_state(path, torch):
 
     Raises:
         ValueError: when the file needs more than tensors and plain containers to
-            unpickle (it could run code), or is not a PyTorch file.
+            unpickle (it could run code), is not a PyTorch file, or (zip container)
+            declares more data than it stores or than the load budget allows.
     """
+    real_path = checked_path(path)
+    if zipfile.is_zipfile(real_path):
+        _check_zip_entries(path, real_path)
     try:
-        return torch.load(path, map_location="cpu", weights_only=True)
+        return torch.load(real_path, map_location="cpu", weights_only=True)
     except pickle.UnpicklingError as error:
         raise ValueError(
             f"Refusing to load {str(path)!r}: it is a pickle that asks for more than "
@@ -162,6 +188,17 @@ def load_pytorch_state(path, torch):
             f"{str(path)!r} could not be read as plain tensors (torch.load with "
             f"weights_only=True): {_first_line(error)}"
         ) from None
+
+
+def _check_zip_entries(path, real_path):
+    """Refuses a torch zip whose entries inflate beyond what the file stores."""
+    try:
+        with zipfile.ZipFile(real_path) as archive:
+            declared = sum(entry.file_size for entry in archive.infolist())
+    except (zipfile.BadZipFile, OSError) as error:
+        raise ValueError(f"{str(path)!r} is not a readable PyTorch zip file: {error}") from None
+    check_stored_bytes(path, declared, what="its zip entries")
+    check_load_budget(path, declared, "its zip entries")
 
 
 def _unpickler_reason(error):

@@ -1,17 +1,19 @@
 """Reading labelled (or unlabelled) texts and text pairs from CSV, TSV or JSON Lines.
 
 Every error is a `ValueError` whose message starts with `file:line` and names the column.
+Files are streamed line by line (`kbert.data.text_file.read_lines`): a line longer than
+`MAX_LINE_BYTES` is an error naming its file and line, read no further than the cap.
 """
 
 import csv
-import io
 import json
 import logging
 import pathlib
 import re
 
 from kbert.data.examples import ClassificationExample
-from kbert.data.text_file import numbered_lines, read_text_file
+from kbert.data.text_file import read_lines
+from kbert.files.bounded_reader import line_stream
 
 __all__ = ["classification_label_names", "read_classification"]
 
@@ -56,12 +58,12 @@ def _requested_columns(text_column, pair_column, label_column):
     )
 
 
-def _delimited_records(path, text, delimiter, columns, has_header):
-    """`(line, {field: value})` for each row of a CSV/TSV text; blank lines are skipped."""
+def _delimited_records(path, lines, delimiter, columns, has_header):
+    """`(line, {field: value})` for each row of CSV/TSV lines; blank lines are skipped."""
     if delimiter == ",":
-        reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+        reader = csv.reader(line_stream(lines), strict=True)
     else:  # GLUE-style TSV: quotes are ordinary characters
-        reader = csv.reader(io.StringIO(text, newline=""), delimiter="\t", quoting=csv.QUOTE_NONE)
+        reader = csv.reader(line_stream(lines), delimiter="\t", quoting=csv.QUOTE_NONE)
     width = header_line = None
     positions = columns if not has_header else None
     previous_line = 0
@@ -105,9 +107,9 @@ def _column_positions(path, line, header, columns):
     return positions
 
 
-def _json_lines_records(path, text, columns):
+def _json_lines_records(path, lines, columns):
     """`(line, {field: value})` for each JSON object line; blank lines are skipped."""
-    for line, content in numbered_lines(text):
+    for line, content, _ in lines:
         if not content.strip():
             continue
         try:
@@ -117,6 +119,8 @@ def _json_lines_records(path, text, columns):
                 f"{path}:{line}: invalid JSON ({error.msg}, column {error.colno}); expected one JSON "
                 "object per line (JSON Lines)."
             ) from None
+        except (RecursionError, ValueError) as error:
+            raise ValueError(f"{path}:{line}: invalid JSON ({type(error).__name__}).") from None
         if not isinstance(record, dict):
             raise ValueError(f"{path}:{line}: expected a JSON object, found {type(record).__name__}.")
         for field, key in columns.items():
@@ -174,13 +178,13 @@ def read_classification(path, text_column="text", pair_column=None, label_column
     """
     file_format = _resolve_format(path, format)
     columns, has_header = _requested_columns(text_column, pair_column, label_column)
-    text = read_text_file(path)
+    lines = read_lines(path)
     if file_format == "jsonl":
         if not has_header:
             raise ValueError(f"{path}: JSON Lines records are read by key; give column names, not positions.")
-        records = _json_lines_records(path, text, columns)
+        records = _json_lines_records(path, lines, columns)
     else:
-        records = _delimited_records(path, text, "," if file_format == "csv" else "\t", columns, has_header)
+        records = _delimited_records(path, lines, "," if file_format == "csv" else "\t", columns, has_header)
     examples = []
     for line, values in records:
         checked = {

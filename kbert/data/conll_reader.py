@@ -11,7 +11,7 @@ import re
 import numpy as np
 
 from kbert.data.examples import TokenClassificationExample
-from kbert.data.text_file import numbered_lines, read_text_file
+from kbert.data.text_file import read_numbered_lines
 
 __all__ = ["detect_tag_scheme", "label_names_from_tags", "read_conll"]
 
@@ -41,11 +41,12 @@ def read_conll(path, token_column=0, tag_column=-1):
         tag_column: 0-based column of the tag; the last column by default.
 
     Returns:
-        list of `TokenClassificationExample(tokens, tags, line)`, `line` being the line of
-        the sentence's first token.
+        list of `TokenClassificationExample(tokens, tags, line, token_lines)`, `line` being
+        the line of the sentence's first token and `token_lines` each token's line.
 
     Raises:
-        ValueError: naming file and line, for a line with too few columns or a malformed tag.
+        ValueError: naming file and line, for a line with too few columns or a malformed tag,
+            or longer than `kbert.data.text_file.MAX_LINE_BYTES` (the file is streamed).
 
     Examples:
     >>> sentences = read_conll("eng.train")
@@ -53,15 +54,15 @@ def read_conll(path, token_column=0, tag_column=-1):
     (['EU', 'rejects', 'German', 'call'], ['B-ORG', 'O', 'B-MISC', 'O'])
     """
     examples = []
-    tokens, tags, first_line = [], [], None
+    tokens, tags, lines = [], [], []
 
     def finish_sentence():
-        nonlocal tokens, tags, first_line
+        nonlocal tokens, tags, lines
         if tokens:
-            examples.append(TokenClassificationExample(tokens, tags, first_line))
-        tokens, tags, first_line = [], [], None
+            examples.append(TokenClassificationExample(tokens, tags, lines[0], tuple(lines)))
+        tokens, tags, lines = [], [], []
 
-    for line, content in numbered_lines(read_text_file(path)):
+    for line, content in read_numbered_lines(path):
         content = content.strip(" \t")
         if not content:
             finish_sentence()
@@ -80,7 +81,7 @@ def read_conll(path, token_column=0, tag_column=-1):
             raise ValueError(f"{path}:{line}: {problem}.")
         tokens.append(fields[token_column])
         tags.append(fields[tag_column])
-        first_line = first_line or line
+        lines.append(line)
     finish_sentence()
     logger.info("Read %d sentences from %s.", len(examples), path)
     return examples

@@ -31,11 +31,15 @@ class TokenClassificationExample:
         tokens: the words of the sentence.
         tags: one tag per word, e.g. "B-PER", "I-PER", "O".
         line: the 1-based line of the file where the sentence starts.
+        token_lines: the line of each token (empty when not read from a file), so that
+            an error about one tag can name its own line. Left out of `repr`, which
+            identifies the training data of a resumable run.
     """
 
     tokens: list[str]
     tags: list[str]
     line: int
+    token_lines: tuple[int, ...] = dataclasses.field(default=(), repr=False, compare=False)
 
 
 @dataclasses.dataclass(frozen=True)

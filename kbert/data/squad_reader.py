@@ -5,11 +5,10 @@ The format: `{"data": [{"title", "paragraphs": [{"context", "qas": [{"id", "ques
 marks questions without an answer, whose `answers` list is empty.
 """
 
-import json
 import logging
 
 from kbert.data.examples import Answer, QAExample
-from kbert.data.text_file import read_text_file
+from kbert.files.bounded_reader import read_json
 
 __all__ = ["read_squad"]
 
@@ -53,6 +52,12 @@ def _answers(path, where, context, records, fix_answer_starts):
         start = _field(path, answer_where, record, "answer_start", (int,))
         if not text:
             raise ValueError(f"{path}: {answer_where}: 'text' is empty.")
+        if not 0 <= start <= len(context):
+            # A negative start would index from the end and could match by accident.
+            raise ValueError(
+                f"{path}: {answer_where}: 'answer_start' must be an offset in the context "
+                f"(0 to {len(context)}). Received: answer_start={start}"
+            )
         if context[start : start + len(text)] != text:
             nearest = _nearest_occurrence(context, text, start) if fix_answer_starts else None
             if nearest is None:
@@ -90,9 +95,11 @@ def read_squad(path, fix_answer_starts=True):
 
     Raises:
         ValueError: for invalid JSON (file, line and column), a missing or mistyped field
-            (file and JSON path, with the question id when known), a repeated question id, an
-            answer not found in its context, or a question that has no answers but is not
-            marked `is_impossible` (or one marked so that has answers).
+            (file and JSON path, with the question id when known), an `answer_start` outside
+            the context, a repeated question id, an answer not found in its context, or a
+            question that has no answers but is not marked `is_impossible` (or one marked so
+            that has answers); for a file that is not a regular file, larger than 256 MB or
+            nested too deeply (`kbert.files.bounded_reader`).
 
     Examples:
     >>> examples = read_squad("dev-v2.0.json")
@@ -100,10 +107,7 @@ def read_squad(path, fix_answer_starts=True):
     >>> all(example.context[answer.start:answer.end] == answer.text for answer in example.answers)
     True
     """
-    try:
-        document = json.loads(read_text_file(path))
-    except json.JSONDecodeError as error:
-        raise ValueError(f"{path}:{error.lineno}:{error.colno}: invalid JSON ({error.msg}).") from None
+    document = read_json(path, "data", None)
     examples, seen_ids, moved_total = [], set(), 0
     for article_index, article in enumerate(_field(path, "the top level", document, "data", (list,))):
         article_where = f"data[{article_index}]"

@@ -1,9 +1,17 @@
-"""Reading a UTF-8 text file for the readers, with decoding errors located by line."""
+"""Reading UTF-8 text files for the readers, through `kbert.files.bounded_reader`.
+
+Files are regular files (a FIFO or device is refused, never waited on); whole-file reads
+are capped (`kbert.files.bounded_reader.SIZE_LIMITS["data"]`), line-by-line reads stream
+one line at a time, each at most `MAX_LINE_BYTES` long. Errors name the file and line.
+"""
 
 import io
-import pathlib
 
-__all__ = ["read_text_file", "numbered_lines"]
+from kbert.files.bounded_reader import MAX_LINE_BYTES
+from kbert.files.bounded_reader import read_lines
+from kbert.files.bounded_reader import read_text
+
+__all__ = ["MAX_LINE_BYTES", "numbered_lines", "read_lines", "read_numbered_lines", "read_text_file"]
 
 
 def read_text_file(path):
@@ -16,14 +24,24 @@ def read_text_file(path):
         the decoded text, line endings untouched.
 
     Raises:
-        ValueError: when the bytes are not UTF-8; the message names the file and line.
+        ValueError: when the bytes are not UTF-8 (the message names the file and line),
+            or the file is not a regular file or larger than the cap for data files.
     """
-    data = pathlib.Path(path).read_bytes()
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as error:
-        line = data[: error.start].count(b"\n") + 1
-        raise ValueError(f"{path}:{line}: the file is not valid UTF-8 ({error.reason}).") from None
+    return read_text(path, "data", None)
+
+
+def read_numbered_lines(path):
+    """Streams `(line_number, line)` pairs of a UTF-8 file, 1-based, without endings.
+
+    Lines end at "\\n", "\\r\\n" or "\\r", as in `numbered_lines`; only one is held in
+    memory at a time.
+
+    Raises:
+        ValueError: "path:line: ..." for a line longer than `MAX_LINE_BYTES` or bytes
+            that are not UTF-8.
+    """
+    for number, line, _ in read_lines(path):
+        yield number, line
 
 
 def numbered_lines(text):

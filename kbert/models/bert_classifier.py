@@ -85,6 +85,11 @@ class BertClassifier(BertTask):
         }
 
 
+# The most classes a head may have: far beyond any classification or tagging task, it
+# refuses a preset asking for a 10^9-wide head before the head is built.
+MAX_CLASSES = 100_000
+
+
 def _resolve_labels(num_classes, label_names):
     """Checks `num_classes` against `label_names`; returns both (names may be None)."""
     if label_names is not None:
@@ -105,5 +110,9 @@ def _resolve_labels(num_classes, label_names):
     if isinstance(num_classes, bool) or not isinstance(num_classes, int) or num_classes < 1:
         raise ValueError(
             f"`num_classes` must be a positive integer. Received: num_classes={num_classes!r}"
+        )
+    if num_classes > MAX_CLASSES:
+        raise ValueError(
+            f"`num_classes` must be at most {MAX_CLASSES}. Received: num_classes={num_classes!r}"
         )
     return num_classes, label_names

@@ -3,6 +3,8 @@
 import dataclasses
 import math
 
+from kbert.files.load_budget import check_load_budget
+
 # Published BERT sizes (Turc et al., 2019 "Well-Read Students Learn Better"; Devlin et al., 2018):
 # name -> (num_layers, hidden_size). Heads are hidden_size / 64 and the feed-forward layer is
 # 4 * hidden_size wide, as in every published checkpoint.
@@ -19,12 +21,35 @@ BERT_SIZES = {
 # "gelu_approximate" is the tanh form some ports use (Hugging Face calls it "gelu_new").
 ACTIVATIONS = ("gelu", "gelu_approximate", "relu", "silu", "tanh")
 
+# The largest value each size field accepts. Far beyond any published BERT (vocabularies of
+# 30k-250k tokens, widths up to 1024, 24 layers, 512 positions), they exist so that a
+# hostile or mistyped config.json is refused before a model is built: a million layers, or
+# a 10^9-wide layer, would hang or exhaust memory instead. Within them, loaders also check
+# that the weights file really holds the parameters the config implies.
+SIZE_LIMITS = {
+    "vocabulary_size": 1_000_000,
+    "hidden_size": 16_384,
+    "num_layers": 256,
+    "num_heads": 1_024,
+    "intermediate_size": 65_536,
+    "max_positions": 65_536,
+    "type_vocabulary_size": 1_024,
+}
+
+# See `BertConfig.check_weights_hold`.
+_PARAMETER_SLACK = 1_000_000
+
 
 @dataclasses.dataclass(frozen=True)
 class BertConfig:
     """Hyperparameters of a BERT encoder.
 
     The defaults are BERT-base with the uncased English vocabulary size.
+
+    Every size must be a positive integer no larger than its entry in `SIZE_LIMITS`
+    (vocabulary_size <= 1,000,000, hidden_size <= 16,384, num_layers <= 256,
+    num_heads <= 1,024, intermediate_size <= 65,536, max_positions <= 65,536,
+    type_vocabulary_size <= 1,024); rates are floats in [0, 1).
 
     Args:
         vocabulary_size: number of WordPiece tokens.
@@ -65,20 +90,15 @@ class BertConfig:
     initializer_range: float = 0.02
 
     def __post_init__(self):
-        positive_ints = (
-            "vocabulary_size",
-            "hidden_size",
-            "num_layers",
-            "num_heads",
-            "intermediate_size",
-            "max_positions",
-            "type_vocabulary_size",
-        )
-        for name in positive_ints:
+        for name, limit in SIZE_LIMITS.items():
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(
                     f"`{name}` must be a positive integer. Received: {name}={value!r}"
+                )
+            if value > limit:
+                raise ValueError(
+                    f"`{name}` must be at most {limit}. Received: {name}={value!r}"
                 )
         for name in ("hidden_dropout", "attention_dropout"):
             value = getattr(self, name)
@@ -106,6 +126,54 @@ class BertConfig:
     @property
     def head_size(self):
         return self.hidden_size // self.num_heads
+
+    def parameter_count(self, include_pooler=True):
+        """The number of weights of a `BertBackbone` with this config (`count_params()`).
+
+        Known before anything is built, so loaders compare it with what a weights file
+        declares: embeddings (V + P + T) * H + 2H (with their LayerNorm), per layer
+        4H^2 + 2HI + 9H + I (fused q/k/v, output projection, feed-forward, two
+        LayerNorms), pooler H^2 + H.
+        """
+        hidden, intermediate = self.hidden_size, self.intermediate_size
+        embeddings = (
+            self.vocabulary_size + self.max_positions + self.type_vocabulary_size
+        ) * hidden + 2 * hidden
+        layer = 4 * hidden * hidden + 2 * hidden * intermediate + 9 * hidden + intermediate
+        pooler = hidden * hidden + hidden if include_pooler else 0
+        return embeddings + self.num_layers * layer + pooler
+
+    def check_weights_hold(self, declared_values, source, include_pooler=True):
+        """Refuses, before a model is built, a config that its weights cannot fill.
+
+        A config.json naming a vocabulary of a million tokens beside a 150 KB weights
+        file would otherwise allocate gigabytes before the first shape check fails.
+        The model may exceed what the file declares by at most as much again (or a
+        million parameters, for small files): then building it costs no more than the
+        weights already read, and the exact per-weight check that follows names the
+        difference.
+
+        Args:
+            declared_values: how many numbers the weights file declares for the model
+                (the product of its tensors' shapes, summed).
+            source: the config file, named in the error.
+            include_pooler: whether the file must hold the pooler (some task checkpoints
+                are saved without it).
+
+        Raises:
+            ValueError: when the model would have more parameters than the file
+                declares, or more than the load budget (`kbert.files.load_budget`).
+        """
+        needed = self.parameter_count(include_pooler)
+        check_load_budget(source, 4 * needed, f"the {needed} parameters its config describes")
+        if needed > 2 * declared_values + _PARAMETER_SLACK:
+            raise ValueError(
+                f"{source}: the config describes a model of {needed} parameters "
+                f"(vocabulary_size={self.vocabulary_size}, hidden_size={self.hidden_size}, "
+                f"num_layers={self.num_layers}, intermediate_size={self.intermediate_size}, "
+                f"max_positions={self.max_positions}) but the weights file declares only "
+                f"{declared_values} values: the config does not describe these weights."
+            )
 
     @classmethod
     def from_size(cls, size, vocabulary_size=30522, **overrides):

@@ -27,6 +27,7 @@ import pathlib
 import re
 
 from kbert.presets.preset_registry import BUILTIN_PRESETS
+from kbert.presets.preset_registry import WEIGHTS_FILE
 from kbert.presets.preset_registry import recover_interrupted_save
 
 logger = logging.getLogger("kbert.presets")
@@ -133,6 +134,11 @@ def _local_folder(path, cache_dir):
     try:
         checkpoint_format = detect_format(path)
     except ValueError as error:
+        if (path / WEIGHTS_FILE).is_file():
+            # Laid out as a kbert preset: its own reader says what is wrong with it.
+            from kbert.presets.preset_loader import read_preset_config
+
+            read_preset_config(path)
         raise ValueError(
             f"{str(path)!r} is not a model folder: a model folder is a kbert preset, or a "
             "Hugging Face, Google or keras-hub checkpoint (converted once into the cache). "
@@ -238,7 +244,7 @@ def _checkpoint_files(folder):
         relative = path.relative_to(folder)
         if any(part.startswith(".") for part in relative.parts):
             continue  # hidden files (.git, editor swap files) are not the checkpoint
-        if path.is_file():
+        if path.is_file() or path.is_symlink():
             files.append(path)
             if len(files) > _MAX_CHECKPOINT_FILES:
                 raise ValueError(
@@ -252,7 +258,7 @@ def _content_key(folder, cache_dir):
     """The first 16 hex digits of a sha256 over the folder's file names and contents."""
     files = _checkpoint_files(folder)
     signature = [
-        [str(path.relative_to(folder)), path.stat().st_size, path.stat().st_mtime_ns]
+        [str(path.relative_to(folder)), path.lstat().st_size, path.lstat().st_mtime_ns]
         for path in files
     ]
     index_path = _cache(cache_dir) / CONVERTED_FOLDER / _INDEX_FILE
@@ -260,11 +266,19 @@ def _content_key(folder, cache_dir):
     remembered = index.get(str(folder.resolve()))
     if isinstance(remembered, dict) and remembered.get("signature") == signature:
         return str(remembered["key"])
+    from kbert.files import check_load_budget
+    from kbert.files import check_stored_bytes
+    from kbert.files import open_checked
+
+    # Read as every file of a model folder is: regular files inside it, no sparse or
+    # over-budget files (refused here before a byte is hashed).
+    check_load_budget(folder, sum(size for _, size, _ in signature), "its files")
     digest = hashlib.sha256()
     for path in files:
         digest.update(str(path.relative_to(folder)).encode("utf-8") + b"\0")
         file_digest = hashlib.sha256()
-        with open(path, "rb") as handle:
+        with open_checked(path, folder=folder) as handle:
+            check_stored_bytes(path, path.stat().st_size, what="its size")
             for chunk in iter(lambda: handle.read(_HASH_CHUNK_BYTES), b""):
                 file_digest.update(chunk)
         digest.update(file_digest.digest())

@@ -1,10 +1,11 @@
 """Builds models from preset folders."""
 
 import inspect
-import json
 import logging
+import os
 import pathlib
 
+from kbert.files.bounded_reader import read_json
 from kbert.layers.host_truncated_normal import skipped_random_initialization
 from kbert.models.bert_backbone import BertBackbone
 from kbert.models.bert_config import BertConfig
@@ -18,19 +19,39 @@ SHARED_HEAD_ARGUMENTS = ("head_activation", "head_layer_norm_epsilon")
 
 
 def read_preset_config(folder):
-    """The parsed `config.json` of a preset folder, checked for the required keys."""
+    """The parsed `config.json` of a preset folder, checked for the required keys.
+
+    Read through `kbert.files.bounded_reader` (a regular file inside the folder, at most
+    10 MB, depth-limited JSON); every error names the file.
+    """
     path = pathlib.Path(folder) / CONFIG_FILE
-    if not path.is_file():
+    if not os.path.lexists(path):
         raise ValueError(f"Not a kbert preset: {str(folder)!r} has no {CONFIG_FILE}.")
-    try:
-        config = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as error:
-        raise ValueError(f"{str(path)!r} is not valid JSON: {error}") from error
+    config = read_json(path, "config", folder)
+    if not isinstance(config, dict):
+        raise ValueError(
+            f"{str(path)!r} must hold a JSON object. Received: a JSON {type(config).__name__}"
+        )
     for key in ("class_name", "backbone"):
         if key not in config:
             raise ValueError(f"{str(path)!r} lacks the field `{key}`.")
     config.setdefault("task", {})
+    for key, kind in (("class_name", str), ("backbone", dict), ("task", dict)):
+        if not isinstance(config[key], kind):
+            raise ValueError(
+                f"{str(path)!r}: `{key}` must be a JSON {'string' if kind is str else 'object'}. "
+                f"Received: {key}={config[key]!r:.80}"
+            )
     return config
+
+
+def read_backbone_config(folder, config):
+    """The `BertConfig` of a preset's parsed `config`; errors name its config.json."""
+    path = pathlib.Path(folder) / CONFIG_FILE
+    try:
+        return BertConfig.from_dict(config["backbone"])
+    except ValueError as error:
+        raise ValueError(f"{str(path)!r}, field `backbone`: {error}") from None
 
 
 def assign_weights(variables, weights, source):
@@ -57,13 +78,19 @@ def _group(weights, prefix):
 
 def _load(folder, config=None):
     config = read_preset_config(folder) if config is None else config
-    weights = read_weights(pathlib.Path(folder) / WEIGHTS_FILE)
+    backbone_config = read_backbone_config(folder, config)
+    weights = read_weights(pathlib.Path(folder) / WEIGHTS_FILE, folder=folder)
+    backbone_weights = _group(weights, "backbone/")
+    # The reading was bounded by what the file stores; the model is built only if the
+    # file holds as many numbers as the config's model has.
+    backbone_config.check_weights_hold(
+        sum(value.size for value in backbone_weights.values()),
+        pathlib.Path(folder) / CONFIG_FILE,
+    )
     # Every backbone weight comes from the file (`assign_weights` checks), so none is drawn.
     with skipped_random_initialization():
-        backbone = BertBackbone.from_config_object(BertConfig.from_dict(config["backbone"]))
-    assign_weights(
-        backbone.weights, _group(weights, "backbone/"), f"Preset {str(folder)!r}"
-    )
+        backbone = BertBackbone.from_config_object(backbone_config)
+    assign_weights(backbone.weights, backbone_weights, f"Preset {str(folder)!r}")
     return config, backbone, _group(weights, "head/")
 
 
@@ -75,7 +102,7 @@ def load_backbone(preset):
 
 
 def _load_tokenizer(folder):
-    if (folder / "vocab.txt").exists() or (folder / "tokenizer.json").exists():
+    if os.path.lexists(folder / "vocab.txt") or os.path.lexists(folder / "tokenizer.json"):
         from kbert.tokenizer.bert_tokenizer import BertTokenizer
 
         return BertTokenizer.from_preset(folder)
@@ -167,7 +194,10 @@ def build_task(task_class, preset, **kwargs):
             if key in SHARED_HEAD_ARGUMENTS and key in accepted
         }
     task_arguments.update(kwargs)
-    model = task_class(backbone, **task_arguments)
+    try:
+        model = task_class(backbone, **task_arguments)
+    except ValueError as error:
+        raise ValueError(f"{str(folder / CONFIG_FILE)!r}, field `task`: {error}") from None
 
     backbone_ids = {id(v) for v in backbone.weights}
     for layer in model.head_layers():

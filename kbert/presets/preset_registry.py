@@ -12,6 +12,9 @@ import re
 import shutil
 import time
 
+from kbert.files.output_lock import OutputLock
+from kbert.files.process_liveness import process_is_running
+
 logger = logging.getLogger("kbert.presets")
 
 # Built-in presets ship inside the package (package data of the wheel).
@@ -66,8 +69,9 @@ def recover_interrupted_save(folder):
     running processes (a save in progress) are not touched; when the folder is missing
     only because such a save is in the middle of its swap, this waits for it briefly.
 
-    Best effort: a folder that cannot be listed or changed (read-only media) is left
-    as it is. Never raises for that reason.
+    The lock file of a writer that was killed (`kbert.files.output_lock`) is deleted
+    too. Best effort: a folder that cannot be listed or changed (read-only media) is
+    left as it is. Never raises for that reason.
 
     Returns:
         True when `folder` was missing and has been restored.
@@ -75,6 +79,7 @@ def recover_interrupted_save(folder):
     folder = pathlib.Path(folder)
     if not folder.name:
         return False
+    OutputLock(folder).remove_stale()
     deadline = time.monotonic() + _SWAP_WAIT_SECONDS
     while True:
         try:
@@ -146,39 +151,3 @@ def _restore_retired(folder, leftovers):
         newest.parent.name,
     )
     return True
-
-
-def process_is_running(pid):
-    """Whether the process `pid` exists on this machine (an exited, reaped one does not)."""
-    if pid == os.getpid():
-        return True
-    if os.name == "nt":
-        return _windows_process_is_running(pid)
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True  # Exists, owned by another user.
-    except OSError:
-        return False
-    return True
-
-
-def _windows_process_is_running(pid):
-    # os.kill(pid, 0) would terminate the process on Windows; ask the kernel instead.
-    import ctypes
-
-    process_query_limited_information = 0x1000
-    still_active = 259
-    kernel32 = ctypes.windll.kernel32
-    handle = kernel32.OpenProcess(process_query_limited_information, False, pid)
-    if not handle:
-        return False
-    try:
-        exit_code = ctypes.c_ulong()
-        if not kernel32.GetExitCodeProcess(handle, ctypes.byref(exit_code)):
-            return True
-        return exit_code.value == still_active
-    finally:
-        kernel32.CloseHandle(handle)

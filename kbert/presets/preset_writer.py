@@ -6,11 +6,16 @@ destination, flushed to disk, and then swapped in with two renames. A crash at a
 point leaves the previous version or the new one; the next save or load of the folder
 restores the previous version if the crash fell between the two renames, and removes
 the leftovers (`kbert.presets.preset_registry.recover_interrupted_save`).
+
+Writers of one folder exclude each other: `staged_folder` holds the folder's
+`kbert.files.OutputLock` (and so does `save_preset` from its destination check on), so a
+second writer fails at once with an error naming the first one's process id. A full
+disk is an `OSError` (errno ENOSPC) with the previous version in place and the staging
+folder removed.
 """
 
 import contextlib
 import datetime
-import json
 import os
 import pathlib
 import secrets
@@ -18,6 +23,13 @@ import shutil
 
 import keras
 
+from kbert.files.atomic_write import fsync_directory
+from kbert.files.atomic_write import fsync_file
+from kbert.files.atomic_write import raise_if_disk_full
+from kbert.files.atomic_write import write_json_atomically
+from kbert.files.bounded_reader import read_json
+from kbert.files.file_refused_error import FileRefusedError
+from kbert.files.output_lock import OutputLock
 from kbert.presets.preset_registry import (
     CONFIG_FILE,
     DISCARDED_NAME,
@@ -46,40 +58,32 @@ def split_weights(model):
 
 
 def is_kbert_preset(folder):
-    """True when `folder` holds a kbert `config.json` (not, say, a Hugging Face one)."""
+    """True when `folder` holds a kbert `config.json` (not, say, a Hugging Face one).
+
+    The file is read through the bounded reader: a `config.json` that is not a regular
+    file inside the folder, is too large or nested too deeply raises its
+    `FileRefusedError` (a ValueError) rather than answering False, so format detection
+    reports the hostile file instead of passing it to the next format's reader.
+    """
+    path = pathlib.Path(folder) / CONFIG_FILE
+    if not os.path.lexists(path):
+        return False
     try:
-        config = json.loads((pathlib.Path(folder) / CONFIG_FILE).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        config = read_json(path, "config", folder)
+    except FileRefusedError:
+        raise
+    except ValueError:
         return False
     return isinstance(config, dict) and {"format_version", "class_name", "backbone"} <= set(config)
-
-
-def _write_json(path, value):
-    with open(path, "w", encoding="utf-8") as handle:
-        json.dump(value, handle, indent=2, sort_keys=True)
-        handle.write("\n")
 
 
 def _fsync_tree(folder):
     for path in pathlib.Path(folder).rglob("*"):
         if path.is_file():
-            with open(path, "rb") as handle:
-                os.fsync(handle.fileno())
+            fsync_file(path)
     for path in [*pathlib.Path(folder).rglob("*"), pathlib.Path(folder)]:
         if path.is_dir():
-            _fsync_directory(path)
-
-
-def _fsync_directory(folder):
-    # Makes renames inside `folder` durable. Windows cannot open a folder this way, and
-    # its renames are already journaled.
-    if os.name == "nt":
-        return
-    descriptor = os.open(folder, os.O_RDONLY)
-    try:
-        os.fsync(descriptor)
-    finally:
-        os.close(descriptor)
+            fsync_directory(path)
 
 
 def _make_sibling(folder, prefix):
@@ -104,7 +108,7 @@ def replace_folder(staging, folder):
     staging, folder = pathlib.Path(staging), pathlib.Path(folder)
     if not folder.exists():
         os.rename(staging, folder)
-        _fsync_directory(folder.parent)
+        fsync_directory(folder.parent)
         return
     retired = _make_sibling(folder, retired_prefix(folder))
     os.rename(folder, retired / folder.name)
@@ -114,7 +118,7 @@ def replace_folder(staging, folder):
         os.rename(retired / folder.name, folder)
         shutil.rmtree(retired, ignore_errors=True)
         raise
-    _fsync_directory(folder.parent)
+    fsync_directory(folder.parent)
     # Renamed before deleting: a half-deleted copy must never look restorable.
     os.rename(retired / folder.name, retired / DISCARDED_NAME)
     shutil.rmtree(retired, ignore_errors=True)
@@ -126,8 +130,12 @@ def staged_folder(folder):
 
     The caller writes every file into the yielded folder. On success the files are
     flushed and the folder swapped in with `replace_folder`; on any exception the
-    staging folder is deleted and `folder` is untouched. The caller decides beforehand
-    whether `folder` may be replaced.
+    staging folder is deleted and `folder` is untouched (a full disk surfaces as one
+    `OSError` with errno ENOSPC). The caller decides beforehand whether `folder` may be
+    replaced, holding `OutputLock(folder)` from that decision on; this holds it too.
+
+    Raises:
+        OutputLockedError: when another process or thread is writing `folder`.
 
     Example:
 
@@ -135,16 +143,18 @@ def staged_folder(folder):
     ...     (staging / "config.json").write_text("{}")
     """
     folder = pathlib.Path(folder).expanduser().resolve()
-    recover_interrupted_save(folder)
-    folder.parent.mkdir(parents=True, exist_ok=True)
-    staging = _make_sibling(folder, staging_prefix(folder))
-    try:
-        yield staging
-        _fsync_tree(staging)
-        replace_folder(staging, folder)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
+    with OutputLock(folder):
+        recover_interrupted_save(folder)
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        staging = _make_sibling(folder, staging_prefix(folder))
+        try:
+            yield staging
+            _fsync_tree(staging)
+            replace_folder(staging, folder)
+        except BaseException as error:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise_if_disk_full(error, folder)
+            raise
 
 
 def save_preset(model, folder, tokenizer=None, metadata=None):
@@ -155,10 +165,20 @@ def save_preset(model, folder, tokenizer=None, metadata=None):
     at `folder`, even when the process is killed. An existing preset at `folder` is
     replaced; an existing folder that is not a preset (no `config.json`) and is not
     empty is refused, so user files are never deleted.
+
+    Raises:
+        OutputLockedError: when another process or thread is writing `folder`.
+        OSError: errno ENOSPC when the disk is full; `folder` keeps its previous version.
     """
+    folder = pathlib.Path(folder).expanduser().resolve()
+    with OutputLock(folder):
+        _save_preset(model, folder, tokenizer, metadata)
+    return folder
+
+
+def _save_preset(model, folder, tokenizer, metadata):
     import kbert
 
-    folder = pathlib.Path(folder).expanduser().resolve()
     recover_interrupted_save(folder)
     if folder.exists():
         if not folder.is_dir():
@@ -194,9 +214,8 @@ def save_preset(model, folder, tokenizer=None, metadata=None):
     full_metadata.update(metadata or {})
 
     with staged_folder(folder) as staging:
-        _write_json(staging / CONFIG_FILE, config)
+        write_json_atomically(staging / CONFIG_FILE, config)
         write_weights(staging / WEIGHTS_FILE, weights)
         if tokenizer is not None:
             tokenizer.save_to_preset(staging)
-        _write_json(staging / METADATA_FILE, full_metadata)
-    return folder
+        write_json_atomically(staging / METADATA_FILE, full_metadata)

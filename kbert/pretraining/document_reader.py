@@ -4,6 +4,7 @@ import os
 import pathlib
 import re
 
+from kbert.files.bounded_reader import read_lines
 from kbert.pretraining.argument_checks import check_bool, check_integer
 
 # Titles and common abbreviations that end in a period without ending a sentence,
@@ -157,13 +158,10 @@ class DocumentReader:
 
 
 def _lines(path):
-    """The lines of a UTF-8 file, decoded one at a time, without their endings."""
-    with open(path, "rb") as file:
-        for number, raw in enumerate(file, start=1):
-            try:
-                line = raw.decode("utf-8-sig" if number == 1 else "utf-8")
-            except UnicodeDecodeError as error:
-                raise ValueError(
-                    f"{path}:{number}: the file is not valid UTF-8 ({error.reason})."
-                ) from None
-            yield line.rstrip("\r\n")
+    """The lines of a UTF-8 file, streamed through the bounded reader, without endings.
+
+    A line longer than `kbert.files.bounded_reader.MAX_LINE_BYTES` is an error naming
+    the file and line.
+    """
+    for _, line, _ in read_lines(path):
+        yield line

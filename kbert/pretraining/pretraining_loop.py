@@ -6,6 +6,7 @@ import pathlib
 import keras
 import numpy as np
 
+from kbert.files.exclusive_output import exclusive_output
 from kbert.pretraining.distribution import data_parallel
 from kbert.pretraining.pretraining_config import RESUMABLE_CHANGES, PretrainingConfig
 from kbert.pretraining.pretraining_objective import (
@@ -84,6 +85,7 @@ class PretrainingLoop:
 
         return TrainingCheckpoint(self.output_dir / CHECKPOINT_FILE)
 
+    @exclusive_output
     def run(
         self,
         train_data,

@@ -9,6 +9,7 @@ import pathlib
 import keras
 import numpy as np
 
+from kbert.files.exclusive_output import exclusive_output
 from kbert.preprocessing.bucketed_dataset import BucketedDataset
 from kbert.preprocessing.length_buckets import length_buckets
 from kbert.tasks.fine_tuning_config import FineTuningConfig
@@ -98,6 +99,7 @@ class FineTuner:
     def preset_path(self):
         return self.output_dir / MODEL_FOLDER
 
+    @exclusive_output
     def run(self, train, evaluation=None, resume=False):
         """Fine-tunes; returns a `FineTuningResult`.
 

@@ -30,6 +30,10 @@ class FineTuningTask:
         """The labels one example uses (none for tasks without label names)."""
         return ()
 
+    def example_label_lines(self, example):
+        """`(label, line)` for each label of `example`: the file line that holds it."""
+        return [(label, example.line) for label in self.example_labels(example)]
+
     def label_names(self, examples, source="the training data"):
         """The label names of a model trained on `examples`; None for tasks without."""
         return None
@@ -46,10 +50,10 @@ class FineTuningTask:
             return
         known = set(label_names)
         for example in examples:
-            for label in self.example_labels(example):
+            for label, line in self.example_label_lines(example):
                 if label not in known:
                     raise ValueError(
-                        f"{source}, line {example.line}: label {label!r} does not occur in "
+                        f"{source}, line {line}: label {label!r} does not occur in "
                         f"the training data, so the model cannot predict it. Known labels: "
                         f"{list(label_names)}"
                     )

@@ -44,6 +44,11 @@ class TokenClassificationTask(FineTuningTask):
     def example_labels(self, example):
         return example.tags
 
+    def example_label_lines(self, example):
+        # Each tag's own line where the reader recorded it, else the sentence's.
+        lines = example.token_lines or [example.line] * len(example.tags)
+        return list(zip(example.tags, lines))
+
     def label_names(self, examples, source="the training data"):
         from kbert.data import label_names_from_tags
 

@@ -1,12 +1,14 @@
 """Everything needed to resume fine-tuning, in one file replaced atomically."""
 
 import json
-import os
 import pathlib
 
 import keras
 import numpy as np
 
+from kbert.files.atomic_write import atomic_path
+from kbert.files.atomic_write import remove_stale_temporaries
+from kbert.files.bounded_reader import parse_json
 from kbert.presets.weights_file import read_weights
 from kbert.presets.weights_file import write_weights
 
@@ -24,7 +26,11 @@ class TrainingCheckpoint:
     The model variables include the random-seed states of the dropout layers
     (`model.variables`, not only `model.weights`), so dropout continues where it
     stopped. The file is kbert's HDF5 weights format (plain numeric arrays, read
-    with the same checks as presets).
+    with the same checks as presets), written through `kbert.files.atomic_path`: a
+    temporary `.training_checkpoint.h5.tmp-PID-...` beside it, renamed over it. A
+    temporary left by a killed run is deleted by the next save or read
+    (`remove_stale_files`); a full disk is one `OSError` with the previous checkpoint
+    intact.
 
     Args:
         path: the checkpoint file.
@@ -35,6 +41,10 @@ class TrainingCheckpoint:
 
     def exists(self):
         return self.path.is_file()
+
+    def remove_stale_files(self):
+        """Deletes temporaries of this checkpoint left by processes that no longer run."""
+        return remove_stale_temporaries(self.path)
 
     def save(self, model, state):
         """Writes the variables of `model` and its optimizer with the JSON-able `state`.
@@ -55,15 +65,8 @@ class TrainingCheckpoint:
             for index, variable in enumerate(variables):
                 arrays[f"{prefix}/{index:06d}"] = keras.ops.convert_to_numpy(variable)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        staging = self.path.with_name(f".{self.path.name}.tmp-{os.getpid()}")
-        try:
-            write_weights(staging, arrays)
-            with open(staging, "rb") as handle:
-                os.fsync(handle.fileno())
-            os.replace(staging, self.path)
-        except BaseException:
-            staging.unlink(missing_ok=True)
-            raise
+        with atomic_path(self.path) as temporary:
+            write_weights(temporary, arrays)
 
     def read_state(self):
         """The JSON state of the checkpoint, without loading any variable."""
@@ -97,12 +100,15 @@ class TrainingCheckpoint:
         return state
 
     def _read(self):
+        self.remove_stale_files()
         if not self.exists():
             raise ValueError(f"No training checkpoint at {str(self.path)!r}.")
         arrays = read_weights(self.path)
         if _STATE_KEY not in arrays:
             raise ValueError(f"{str(self.path)!r} is not a kbert training checkpoint.")
-        state = json.loads(np.asarray(arrays.pop(_STATE_KEY)).tobytes().decode("utf-8"))
+        state = parse_json(np.asarray(arrays.pop(_STATE_KEY)).tobytes(), self.path)
+        if not isinstance(state, dict):
+            raise ValueError(f"{str(self.path)!r}: its state is not a JSON object.")
         if state.get("format_version") != CHECKPOINT_FORMAT_VERSION:
             raise ValueError(
                 f"{str(self.path)!r} has checkpoint format {state.get('format_version')!r}; "

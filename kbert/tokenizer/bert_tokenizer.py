@@ -6,11 +6,11 @@ lower-casing and accent stripping). Truncation and packing into
 `[CLS] a [SEP] b [SEP]` happen here, so strategies and errors are ours.
 """
 
+import io
 import json
 import logging
 import os
 import pathlib
-import tempfile
 
 import numpy as np
 import tokenizers
@@ -19,6 +19,9 @@ from tokenizers import models
 from tokenizers import normalizers
 from tokenizers import pre_tokenizers
 
+from kbert.files.atomic_write import write_text_atomically
+from kbert.files.bounded_reader import read_bytes
+from kbert.files.bounded_reader import read_json
 from kbert.tokenizer.encoding import Encoding
 
 logger = logging.getLogger("kbert.tokenizer")
@@ -121,6 +124,9 @@ class BertTokenizer:
         self.max_length = max_length
 
         self._vocabulary = _load_vocabulary(vocabulary)
+        source = (
+            f" of {str(vocabulary)!r}" if isinstance(vocabulary, (str, os.PathLike)) else ""
+        )
         # As transformers' load_vocab: if a token is listed twice, the later
         # line wins. Real vocabularies occasionally carry such duplicates.
         self._token_to_id = {
@@ -138,7 +144,7 @@ class BertTokenizer:
                 )
             if token not in self._token_to_id:
                 raise ValueError(
-                    f"The vocabulary has no {token!r} for `{argument}`. Add it "
+                    f"The vocabulary{source} has no {token!r} for `{argument}`. Add it "
                     f"to the vocabulary or pass the {argument} the vocabulary "
                     f"uses. Received: {argument}={token!r}"
                 )
@@ -229,7 +235,7 @@ class BertTokenizer:
         path = pathlib.Path(path)
         if path.is_dir():
             path = path / HUGGINGFACE_FILENAME
-        document = _read_json(path)
+        document = read_json(path, "tokenizer")
         model = document.get("model") if isinstance(document, dict) else None
         if not isinstance(model, dict):
             raise ValueError(
@@ -254,20 +260,23 @@ class BertTokenizer:
 
         settings = {}
         sibling_config = path.parent / CONFIG_FILENAME
-        if sibling_config.is_file():
+        if os.path.lexists(sibling_config):
             settings.update(_settings_from_config(sibling_config))
         settings.update(_settings_from_normalizer(document.get("normalizer"), path))
-        settings.update(_special_tokens_from_post_processor(document))
+        settings.update(_special_tokens_from_post_processor(document, path))
         if isinstance(model.get("unk_token"), str):
             settings["unk_token"] = model["unk_token"]
         tokenizer = cls(vocabulary, **settings)
         special_tokens = {
             getattr(tokenizer, argument) for argument in _SPECIAL_TOKEN_ARGUMENTS
         }
+        added_tokens = document.get("added_tokens")
         extra_tokens = [
-            entry.get("content")
-            for entry in document.get("added_tokens") or []
-            if isinstance(entry, dict) and entry.get("content") not in special_tokens
+            entry["content"]
+            for entry in (added_tokens if isinstance(added_tokens, list) else [])
+            if isinstance(entry, dict)
+            and isinstance(entry.get("content"), str)
+            and entry["content"] not in special_tokens
         ]
         if extra_tokens:
             logger.warning(
@@ -306,10 +315,12 @@ class BertTokenizer:
 
             folder = pathlib.Path(resolve_preset(preset))
         vocabulary_path = folder / VOCABULARY_FILENAME
-        if vocabulary_path.is_file():
+        # lexists, not is_file: a vocab.txt that is a FIFO or a link out of the folder is
+        # refused by the bounded reader rather than passed over.
+        if os.path.lexists(vocabulary_path):
             config_path = folder / CONFIG_FILENAME
             settings = {}
-            if config_path.is_file():
+            if os.path.lexists(config_path):
                 settings = _settings_from_config(config_path)
             else:
                 logger.warning(
@@ -318,7 +329,7 @@ class BertTokenizer:
                     CONFIG_FILENAME,
                 )
             return cls(vocabulary_path, **settings)
-        if (folder / HUGGINGFACE_FILENAME).is_file():
+        if os.path.lexists(folder / HUGGINGFACE_FILENAME):
             return cls.from_huggingface_tokenizer_json(folder / HUGGINGFACE_FILENAME)
         raise ValueError(
             f"The preset folder {folder} has neither {VOCABULARY_FILENAME} nor "
@@ -347,11 +358,11 @@ class BertTokenizer:
                     f"cannot be written to {VOCABULARY_FILENAME}."
                 )
         folder.mkdir(parents=True, exist_ok=True)
-        _write_atomically(
+        write_text_atomically(
             folder / VOCABULARY_FILENAME,
             "".join(token + "\n" for token in self._vocabulary),
         )
-        _write_atomically(
+        write_text_atomically(
             folder / CONFIG_FILENAME,
             json.dumps(self.get_config(), indent=2, ensure_ascii=False) + "\n",
         )
@@ -444,7 +455,8 @@ class BertTokenizer:
         Args:
             text: the first text.
             pair: an optional second text, packed as `[CLS] text [SEP] pair
-                [SEP]`.
+                [SEP]`. An empty pair (`""`) is no pair, as in Hugging Face's
+                `tokenizer(text, "")`: `[CLS] text [SEP]`.
             max_length: the longest result, special tokens included. `None`
                 uses the tokenizer's `max_length`.
             truncation: `"longest_first"` removes tokens from the end of the
@@ -469,6 +481,8 @@ class BertTokenizer:
         _check_text("text", text)
         if pair is not None:
             _check_text("pair", pair)
+        if pair == "":
+            pair = None
         return self.encode_batch(
             [text],
             None if pair is None else [pair],
@@ -481,7 +495,11 @@ class BertTokenizer:
     ):
         """Encodes many texts (or text pairs); the result equals `encode()`'s.
 
-        Word-piece splitting of the whole batch runs in parallel in Rust.
+        Word-piece splitting of the whole batch runs in parallel in Rust. One
+        exception, as in Hugging Face's fast tokenizers: an empty pair text in
+        a batch still packs its `[SEP]` (`[CLS] a [SEP] [SEP]`), where
+        `encode(a, "")` drops it, exactly as `tokenizer([a], [""])` and
+        `tokenizer(a, "")` differ there.
 
         Args:
             texts: a list of strings.
@@ -653,6 +671,8 @@ class BertTokenizer:
         """
         if isinstance(texts, str):
             texts = [texts]
+            if pairs == "":
+                pairs = None  # As `encode`: one text with an empty pair is one text.
             if isinstance(pairs, str):
                 pairs = [pairs]
         encodings = self.encode_batch(
@@ -812,20 +832,22 @@ def _check_texts(name, texts):
 def _load_vocabulary(vocabulary):
     if isinstance(vocabulary, (str, os.PathLike)):
         path = pathlib.Path(vocabulary)
-        if not path.is_file():
+        if not os.path.lexists(path):
             raise ValueError(
                 f"Vocabulary file not found: {path}. Received: vocabulary="
                 f"{str(vocabulary)!r}"
             )
+        data = read_bytes(path, "vocabulary")
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as error:
+            line = data[: error.start].count(b"\n") + 1
+            raise ValueError(
+                f"Vocabulary file {path} is not valid UTF-8 (line {line}: {error.reason})."
+            ) from None
         # Universal newlines and rstrip("\n"), as transformers' load_vocab,
         # so a vocab.txt saved with Windows line ends reads the same.
-        try:
-            with open(path, encoding="utf-8") as file:
-                return [line.rstrip("\n") for line in file]
-        except UnicodeDecodeError as error:
-            raise ValueError(
-                f"Vocabulary file {path} is not valid UTF-8: {error}"
-            ) from None
+        return [line.rstrip("\n") for line in io.StringIO(text, newline=None)]
     if isinstance(vocabulary, (list, tuple)):
         for index, token in enumerate(vocabulary):
             if not isinstance(token, str):
@@ -875,16 +897,6 @@ def _vocabulary_from_mapping(mapping, path):
     return vocabulary
 
 
-def _read_json(path):
-    if not path.is_file():
-        raise ValueError(f"File not found: {path}")
-    try:
-        with open(path, encoding="utf-8") as file:
-            return json.load(file)
-    except (json.JSONDecodeError, UnicodeDecodeError) as error:
-        raise ValueError(f"{path} is not valid JSON: {error}") from None
-
-
 def _token_content(value):
     # transformers writes special tokens as strings or as AddedToken dicts.
     if isinstance(value, dict):
@@ -894,7 +906,7 @@ def _token_content(value):
 
 def _settings_from_config(path):
     """Reads our `tokenizer_config.json`, or transformers' one."""
-    config = _read_json(path)
+    config = read_json(path, "config")
     if not isinstance(config, dict):
         raise ValueError(f"{path} must hold a JSON object.")
     settings = {}
@@ -948,40 +960,33 @@ def _settings_from_normalizer(normalizer, path):
     )
 
 
-def _special_tokens_from_post_processor(document):
+def _special_tokens_from_post_processor(document, path):
     processor = document.get("post_processor")
     if not isinstance(processor, dict):
         return {}
     if processor.get("type") == "BertProcessing":
-        return {
-            "sep_token": processor["sep"][0],
-            "cls_token": processor["cls"][0],
-        }
+        tokens = {}
+        for key, argument in (("sep", "sep_token"), ("cls", "cls_token")):
+            entry = processor.get(key)
+            if (
+                not isinstance(entry, list)
+                or len(entry) != 2
+                or not isinstance(entry[0], str)
+            ):
+                raise ValueError(
+                    f"{path}: post_processor (BertProcessing) `{key}` must be "
+                    f"[token, id]. Received: {key}={entry!r:.80}"
+                )
+            tokens[argument] = entry[0]
+        return tokens
     if processor.get("type") == "TemplateProcessing":
         # The single template reads [CLS] $A [SEP]: first and last special.
+        single = processor.get("single")
         specials = [
-            piece["SpecialToken"]["id"]
-            for piece in processor.get("single", [])
-            if "SpecialToken" in piece
+            piece["SpecialToken"].get("id")
+            for piece in (single if isinstance(single, list) else [])
+            if isinstance(piece, dict) and isinstance(piece.get("SpecialToken"), dict)
         ]
-        if len(specials) == 2:
+        if len(specials) == 2 and all(isinstance(token, str) for token in specials):
             return {"cls_token": specials[0], "sep_token": specials[1]}
     return {}
-
-
-def _write_atomically(path, text):
-    handle, temporary = tempfile.mkstemp(
-        dir=path.parent, prefix=f".{path.name}.", suffix=".tmp"
-    )
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as file:
-            file.write(text)
-            file.flush()
-            os.fsync(file.fileno())
-        # mkstemp creates the file private (0600); presets are shared data.
-        os.chmod(temporary, 0o644)
-        os.replace(temporary, path)
-    except BaseException:
-        if os.path.exists(temporary):
-            os.remove(temporary)
-        raise

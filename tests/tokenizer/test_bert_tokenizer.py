@@ -3,6 +3,7 @@
 import json
 import os
 import random
+import re
 
 import numpy as np
 import pytest
@@ -147,22 +148,17 @@ def tokenizers_pair(request, vocabulary, vocabulary_path):
 def hf_encode(hf, text, pair=None, **options):
     """transformers' encoding of one text (or pair), as a plain dict.
 
-    Always a batch of one: unbatched, transformers drops a pair that is the
-    empty string (`if text_pair:`), while its batched path and the Rust
-    library pack `[CLS] a [SEP] [SEP]`, as we do.
+    Unbatched, as `encode` is compared with it: there transformers drops a pair
+    that is the empty string (`[CLS] a [SEP]`), while its batched path packs
+    `[CLS] a [SEP] [SEP]` (see `test_an_empty_pair_packs_as_huggingface_does`).
     """
-    batch = hf(
-        [text],
-        None if pair is None else [pair],
-        return_offsets_mapping=True,
-        **options,
-    )
+    encoding = hf(text, pair, return_offsets_mapping=True, **options)
     return {
-        "input_ids": batch["input_ids"][0],
-        "token_type_ids": batch["token_type_ids"][0],
-        "offset_mapping": [tuple(span) for span in batch["offset_mapping"][0]],
-        "tokens": batch.tokens(0),
-        "sequence_ids": [-1 if s is None else s for s in batch.sequence_ids(0)],
+        "input_ids": encoding["input_ids"],
+        "token_type_ids": encoding["token_type_ids"],
+        "offset_mapping": [tuple(span) for span in encoding["offset_mapping"]],
+        "tokens": encoding.tokens(),
+        "sequence_ids": [-1 if s is None else s for s in encoding.sequence_ids()],
     }
 
 
@@ -389,11 +385,33 @@ def test_vocabulary_file_with_windows_line_ends(tmp_path, vocabulary):
 def test_encode_batch_equals_encode(vocabulary_path):
     tokenizer = BertTokenizer(vocabulary_path)
     pairs = SAMPLES[4:] + SAMPLES[:4]
+    assert "" in pairs  # the one exception, tested below
     assert tokenizer.encode_batch(SAMPLES) == [tokenizer.encode(t) for t in SAMPLES]
-    assert tokenizer.encode_batch(SAMPLES, pairs, max_length=24) == [
-        tokenizer.encode(t, p, max_length=24) for t, p in zip(SAMPLES, pairs)
-    ]
+    batch = tokenizer.encode_batch(SAMPLES, pairs, max_length=24)
+    for encoding, text, pair in zip(batch, SAMPLES, pairs):
+        if pair:
+            assert encoding == tokenizer.encode(text, pair, max_length=24)
     assert tokenizer.encode_batch([]) == []
+
+
+def test_a_missing_special_token_names_the_vocabulary_file(tmp_path):
+    path = tmp_path / "vocab.txt"
+    path.write_text("[PAD]\n[UNK]\n[CLS]\n[SEP]\nthe\n")
+    with pytest.raises(ValueError, match=rf"The vocabulary of '{re.escape(str(path))}' has no '\[MASK\]'"):
+        BertTokenizer(path)
+
+
+def test_an_empty_pair_packs_as_huggingface_does(tokenizers_pair):
+    """transformers' `tokenizer(a, "")` drops the pair; `tokenizer([a], [""])` keeps its [SEP]."""
+    ours, hf = tokenizers_pair
+    for text in ("the cat sat", "", "a"):
+        single = ours.encode(text, "")
+        assert single.token_ids.tolist() == hf(text, "")["input_ids"], repr(text)
+        assert single == ours.encode(text)
+        assert ours(text, "")["token_ids"][0].tolist() == hf(text, "")["input_ids"]
+        (batched,) = ours.encode_batch([text], [""])
+        assert batched.token_ids.tolist() == hf([text], [""])["input_ids"][0], repr(text)
+        assert batched.tokens[-2:] == ["[SEP]", "[SEP]"]
 
 
 def test_pad_shapes_and_mask(vocabulary_path):

@@ -1,0 +1,55 @@
+"""Files that cannot hurt: the bounded reader, atomic writes and output locks.
+
+The bottom of kbert's import graph: it imports neither Keras nor any other kbert
+package, and every other package reads and writes model and data files through it.
+
+- `bounded_reader`: regular files inside their folder, size caps per kind,
+  depth-limited JSON, streamed lines.
+- `load_budget`: the memory one load may allocate; declared sizes against storage.
+- `atomic_write`: temp file + rename, free-space checks, stale temporaries removed.
+- `output_lock`: one writer per output folder; `exclusive_output` for training runs.
+"""
+
+from kbert.files.atomic_write import atomic_path
+from kbert.files.atomic_write import check_free_space
+from kbert.files.atomic_write import remove_stale_temporaries
+from kbert.files.atomic_write import write_json_atomically
+from kbert.files.atomic_write import write_text_atomically
+from kbert.files.bounded_reader import SIZE_LIMITS
+from kbert.files.bounded_reader import checked_path
+from kbert.files.bounded_reader import open_checked
+from kbert.files.bounded_reader import parse_json
+from kbert.files.bounded_reader import read_bytes
+from kbert.files.bounded_reader import read_json
+from kbert.files.bounded_reader import read_lines
+from kbert.files.bounded_reader import read_text
+from kbert.files.exclusive_output import exclusive_output
+from kbert.files.file_refused_error import FileRefusedError
+from kbert.files.load_budget import check_load_budget
+from kbert.files.load_budget import check_stored_bytes
+from kbert.files.output_lock import OutputLock
+from kbert.files.output_locked_error import OutputLockedError
+from kbert.files.process_liveness import process_is_running
+
+__all__ = [
+    "FileRefusedError",
+    "OutputLock",
+    "OutputLockedError",
+    "SIZE_LIMITS",
+    "atomic_path",
+    "check_free_space",
+    "check_load_budget",
+    "check_stored_bytes",
+    "checked_path",
+    "exclusive_output",
+    "open_checked",
+    "parse_json",
+    "process_is_running",
+    "read_bytes",
+    "read_json",
+    "read_lines",
+    "read_text",
+    "remove_stale_temporaries",
+    "write_json_atomically",
+    "write_text_atomically",
+]

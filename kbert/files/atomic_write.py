@@ -1,0 +1,177 @@
+"""Writing a file so that a crash or a full disk leaves the old version or the new one.
+
+`atomic_path` yields a temporary name beside the target, `.NAME.tmp-PID-XXXXXXXX`; the
+caller writes it (with any library: h5py, safetensors, plain `open`), and on success it
+is flushed to disk and renamed over the target. On failure it is deleted and the target
+is untouched. PID is the writing process, so a temporary left by a killed writer is
+known to be abandoned and is deleted by the next write of the same target
+(`remove_stale_temporaries`).
+
+A write that would not fit is refused before it starts (`check_free_space`), and a full
+disk during the write becomes one `OSError` (errno ENOSPC) naming the file, raised
+after the temporary is removed: no half-written file, no cascade of library errors.
+"""
+
+import contextlib
+import errno
+import json
+import os
+import pathlib
+import re
+import secrets
+import shutil
+
+from kbert.files.process_liveness import process_is_running
+
+TEMPORARY_INFIX = ".tmp-"
+# Room kept free beyond a write's own size (file-system metadata, HDF5 headers).
+FREE_SPACE_MARGIN_BYTES = 2**20
+_DISK_FULL = (errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC))
+_OWNER = re.compile(r"(\d+)(?:-|$)")
+_OWN_MESSAGES = ("No space left on the device while writing", "Not enough free space to write")
+
+
+def temporary_prefix(path):
+    """The name prefix of the temporaries of writes to `path`, any process."""
+    return f".{pathlib.Path(path).name}{TEMPORARY_INFIX}"
+
+
+def check_free_space(folder, needed_bytes, target):
+    """Raises `OSError(ENOSPC)` unless `folder`'s file system has `needed_bytes` free.
+
+    Args:
+        folder: an existing folder on the file system to write to.
+        needed_bytes: about how much the write takes.
+        target: what is written, for the message.
+    """
+    try:
+        free = shutil.disk_usage(folder).free
+    except OSError:
+        return  # Unknown (some network file systems): the write itself will tell.
+    if free < needed_bytes + FREE_SPACE_MARGIN_BYTES:
+        raise OSError(
+            errno.ENOSPC,
+            f"{_OWN_MESSAGES[1]} {str(target)!r}: it needs about {needed_bytes} bytes "
+            f"and {free} are free",
+        )
+
+
+def raise_if_disk_full(error, target):
+    """Raises one plain `OSError(ENOSPC)` naming `target` when `error` is a full disk.
+
+    Libraries report a full disk their own way (h5py a cascade of HDF5 errors,
+    safetensors a `SafetensorError`); callers call this in their `except` block, after
+    cleaning up, and re-raise `error` when it returns.
+    """
+    if not isinstance(error, Exception):
+        return
+    if isinstance(error, OSError) and str(error.strerror).startswith(_OWN_MESSAGES):
+        return  # Already one plain error, naming the innermost file.
+    number = getattr(error, "errno", None)
+    if number in _DISK_FULL or "No space left" in str(error):
+        raise OSError(
+            errno.ENOSPC, f"{_OWN_MESSAGES[0]} {str(target)!r}"
+        ) from None
+
+
+@contextlib.contextmanager
+def atomic_path(path, expected_bytes=None):
+    """Yields a temporary path that replaces `path` when the block succeeds.
+
+    Args:
+        path: the file to (re)write; its folder must exist.
+        expected_bytes: about how large the file will be; when given, the free space is
+            checked first.
+
+    Raises:
+        OSError: errno ENOSPC when the disk is (or would get) full; `path` is unchanged
+            and no temporary is left.
+
+    Example:
+
+    >>> with atomic_path("model.weights.h5", expected_bytes=nbytes) as temporary:
+    ...     write_weights(temporary, weights)
+    """
+    path = pathlib.Path(path)
+    remove_stale_temporaries(path)
+    if expected_bytes is not None:
+        check_free_space(path.parent, expected_bytes, path)
+    temporary = path.with_name(f"{temporary_prefix(path)}{os.getpid()}-{secrets.token_hex(4)}")
+    try:
+        yield temporary
+        fsync_file(temporary)
+        os.replace(temporary, path)
+        fsync_directory(path.parent)
+    except BaseException as error:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise_if_disk_full(error, path)
+        raise
+
+
+def write_bytes_atomically(path, data):
+    """Writes `data` to `path` through `atomic_path`."""
+    with atomic_path(path, expected_bytes=len(data)) as temporary:
+        with open(temporary, "wb") as file:
+            file.write(data)
+
+
+def write_text_atomically(path, text):
+    """Writes `text` as UTF-8 with "\\n" line ends to `path` through `atomic_path`."""
+    write_bytes_atomically(path, text.encode("utf-8"))
+
+
+def write_json_atomically(path, value, sort_keys=True):
+    """Writes `value` as indented UTF-8 JSON (a final newline) to `path`, atomically."""
+    text = json.dumps(value, indent=2, sort_keys=sort_keys, ensure_ascii=False) + "\n"
+    write_text_atomically(path, text)
+
+
+def remove_stale_temporaries(path):
+    """Deletes the temporaries of writes to `path` whose writing process is gone.
+
+    Best effort: never raises; temporaries of running processes are left alone.
+
+    Returns:
+        The paths deleted.
+    """
+    path = pathlib.Path(path)
+    prefix = temporary_prefix(path)
+    removed = []
+    try:
+        entries = list(os.scandir(path.parent))
+    except OSError:
+        return removed
+    for entry in entries:
+        if not entry.name.startswith(prefix):
+            continue
+        owner = _OWNER.match(entry.name[len(prefix) :])
+        if owner is None or process_is_running(int(owner.group(1))):
+            continue
+        try:
+            if entry.is_dir(follow_symlinks=False):
+                shutil.rmtree(entry.path)
+            else:
+                os.unlink(entry.path)
+        except OSError:
+            continue
+        removed.append(pathlib.Path(entry.path))
+    return removed
+
+
+def fsync_file(path):
+    """Flushes the file `path` to disk."""
+    with open(path, "rb") as file:
+        os.fsync(file.fileno())
+
+
+def fsync_directory(folder):
+    """Makes renames inside `folder` durable (a no-op on Windows, which cannot open
+    folders so and journals renames already)."""
+    if os.name == "nt":
+        return
+    descriptor = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)
