@@ -47,8 +47,11 @@ def test_pretrain_then_evaluate(corpus, tmp_path, capsys):
         "--no-progress",
     ]
     assert main(arguments) == 0
-    report = last_json(capsys.readouterr().out)
+    captured = capsys.readouterr()
+    report = last_json(captured.out)
     assert report["status"] == "completed" and report["global_step"] == 3
+    # The default precision is "auto", and the command says what it chose (CPU: float32).
+    assert "precision: auto: float32" in captured.err
     assert set(report["eval_metrics"]) >= {"mlm_loss", "mlm_accuracy", "nsp_accuracy"}
     preset = tmp_path / "run" / "model"
     assert (preset / "vocab.txt").is_file() and (preset / "config.json").is_file()

@@ -8,7 +8,7 @@ from kbert.commands import EXIT_ERROR, EXIT_OK
 # Shared with the sibling commands rather than copied: create-pretraining-data's
 # numeric options and finetune's Ctrl-C handling (first stops cleanly, second aborts).
 from kbert.commands.create_pretraining_data import _add_number
-from kbert.commands.finetune import _cancel_on_interrupt
+from kbert.commands.finetune import PRECISION_HELP, PRECISIONS, _cancel_on_interrupt
 
 SIZES = ("tiny", "mini", "small", "medium", "base", "large")
 
@@ -68,9 +68,9 @@ def add_parser(subparsers):
     )
     parser.add_argument(
         "--precision",
-        choices=("float32", "mixed_float16", "mixed_bfloat16"),
-        default="float32",
-        help="(default: float32)",
+        choices=PRECISIONS,
+        default="auto",
+        help=PRECISION_HELP,
     )
     _add_number(
         parser, "--checkpoint-every", int, 1000, "batches between training checkpoints"
@@ -108,6 +108,7 @@ def run(args):
     from kbert.pretraining.pretraining_config import PretrainingConfig
     from kbert.pretraining.pretraining_loop import PretrainingLoop
     from kbert.tasks.cancellation_token import CancellationToken
+    from kbert.tasks.optimization import describe_precision
     from kbert.tokenizer import BertTokenizer
 
     if args.size is not None and args.vocab is None:
@@ -132,6 +133,7 @@ def run(args):
         data_parallel=args.data_parallel,
         seed=args.seed,
     )
+    print(f"precision: {describe_precision(config.precision)}", file=sys.stderr)
     model_source = {"init_from": args.init_from}
     if args.size is not None:
         vocabulary = pathlib.Path(args.vocab)
