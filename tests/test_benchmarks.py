@@ -238,13 +238,16 @@ def test_cold_start_times_the_kbert_command(random_preset):
 def test_cpu_fill_mask_compares_the_same_weights(benchmarks):
     from cpu_fill_mask import format_table, measure
 
-    result = measure(size="tiny", vocabulary_size=1000, rounds=2, warmup=1)
+    result = measure(size="tiny", vocabulary_size=1000, rounds=2, warmup=1, bfloat16=True)
     assert result["top5"]["kbert"][0] == result["top5"]["transformers"][0]
-    for library in ("kbert", "transformers"):
+    for library in ("kbert", "transformers", "kbert-bfloat16"):
         assert result["milliseconds"][library]["runs"] == 2
         assert result["milliseconds"][library]["median"] > 0
-    assert result["ratio"] > 0
-    assert "transformers / kbert" in format_table(result)
+    assert result["ratio"] * result["kbert_over_transformers"] == pytest.approx(1.0)
+    # bfloat16 rounds the weights: close to float32, but not equal.
+    assert 0 < result["bfloat16_probability_difference"] < 0.05
+    table = format_table(result)
+    assert "kbert / transformers" in table and "kbert-bfloat16" in table
 
 
 # --- What the cold-start figures rely on ----------------------------------------------------

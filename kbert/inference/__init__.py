@@ -14,6 +14,7 @@ from kbert.inference.attention_map import attention_map
 from kbert.inference.classification import classify
 from kbert.inference.fill_mask import fill_mask
 from kbert.inference.length_buckets import DEFAULT_LENGTH_BUCKETS
+from kbert.inference.length_buckets import INFERENCE_LENGTH_BUCKETS
 from kbert.inference.length_buckets import bucket_length
 from kbert.inference.length_buckets import length_buckets
 from kbert.inference.length_buckets import pad_to_bucket
@@ -35,6 +36,7 @@ __all__ = [
     "AttentionMap",
     "Classification",
     "DEFAULT_LENGTH_BUCKETS",
+    "INFERENCE_LENGTH_BUCKETS",
     "EntitySpan",
     "FillMaskResult",
     "MaskFill",

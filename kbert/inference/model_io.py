@@ -12,6 +12,7 @@ import logging
 
 import numpy as np
 
+from kbert.inference.length_buckets import INFERENCE_LENGTH_BUCKETS
 from kbert.inference.length_buckets import bucket_length
 from kbert.inference.length_buckets import length_buckets
 from kbert.inference.length_buckets import pad_rows
@@ -48,8 +49,8 @@ def sequence_limit(model, tokenizer):
 
 
 def model_buckets(model):
-    """The length buckets of `model` (see `length_buckets`)."""
-    return length_buckets(int(model.bert_config.max_positions))
+    """The inference length buckets of `model` (see `length_buckets`)."""
+    return length_buckets(int(model.bert_config.max_positions), INFERENCE_LENGTH_BUCKETS)
 
 
 def as_text_list(text_or_texts, name):
