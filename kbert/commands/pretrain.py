@@ -89,6 +89,14 @@ def add_parser(subparsers):
     parser.add_argument(
         "--data-parallel", action="store_true", help="replicate over every local device"
     )
+    parser.add_argument(
+        "--distributed",
+        action="store_true",
+        help="JAX: join a multi-process run (implies --data-parallel); every process runs "
+        "the same command with KERAS_DISTRIBUTION_JOB_ADDRESSES=host:port, "
+        "KERAS_DISTRIBUTION_NUM_PROCESSES and KERAS_DISTRIBUTION_PROCESS_ID set, or "
+        "inside a cluster JAX detects (SLURM, Open MPI, Cloud TPU)",
+    )
     _add_number(parser, "--seed", int, 12345, "random seed")
     parser.add_argument(
         "--json", action="store_true", help="print the report as one JSON line"
@@ -104,7 +112,7 @@ def run(args):
 
     from kbert.commands.inference_inputs import print_json
     from kbert.models.bert_config import BertConfig
-    from kbert.pretraining.distribution import initialize_multi_host
+    from kbert.pretraining.distribution import initialize_distributed
     from kbert.pretraining.pretraining_config import PretrainingConfig
     from kbert.pretraining.pretraining_loop import PretrainingLoop
     from kbert.tasks.cancellation_token import CancellationToken
@@ -117,7 +125,7 @@ def run(args):
         raise ValueError(
             "--vocab goes with --size; --init-from uses the preset's vocabulary."
         )
-    initialize_multi_host()
+    distributed = initialize_distributed(True if args.distributed else None)
     config = PretrainingConfig(
         batch_size=args.batch_size,
         steps=args.steps,
@@ -130,7 +138,7 @@ def run(args):
         checkpoint_every=args.checkpoint_every,
         dynamic_masking=args.dynamic_masking,
         max_predictions_per_seq=args.max_predictions_per_seq,
-        data_parallel=args.data_parallel,
+        data_parallel=args.data_parallel or distributed,
         seed=args.seed,
     )
     print(f"precision: {describe_precision(config.precision)}", file=sys.stderr)
