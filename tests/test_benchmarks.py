@@ -385,3 +385,15 @@ def test_the_kbert_command_runs_on_jax_and_keeps_its_programs(random_preset, tmp
     assert completed.returncode == 0, completed.stderr[-3000:]
     # JAX ran (keras.json's TensorFlow did not) and kept its compiled programs.
     assert any((tmp_path / "cache" / "jax-compilation-cache").iterdir())
+
+
+@only_in_the_jax_pass
+@pytest.mark.slow
+def test_host_overhead_times_both_ways_of_stepping(benchmarks):
+    from host_overhead import measure
+
+    result = measure(rounds=1, steps=2, num_layers=2)
+    assert set(result["ms_per_step"]) == {"train_on_batch", "fit"}
+    assert all(value > 0 for value in result["ms_per_step"].values())
+    # Weights and AdamW's two moments of every trainable variable, at least.
+    assert result["state_arrays"] >= 3 * 2 * 12
