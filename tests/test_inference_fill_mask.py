@@ -214,4 +214,8 @@ def test_one_compilation_per_bucket(tokenizer, monkeypatch):
     for length in range(13, 29):
         model.fill_mask("[MASK] " + " ".join((words * 3)[:length]))
     assert short == 2
-    assert len(traces) == 3
+    if keras.backend.backend() == "tensorflow":
+        # After repeated retracing, tf.function relaxes the shape: fewer traces, never more.
+        assert len(traces) <= 3
+    else:
+        assert len(traces) == 3

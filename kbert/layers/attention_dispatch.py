@@ -85,7 +85,7 @@ def dot_product_attention(
     if rate > 0.0:
         context, _ = explicit_attention(query, key, value, mask, probability_dropout, training)
         return context
-    if str(query.dtype) == "float16" and float16_attention_needs_float32():
+    if _dtype(query) == "float16" and float16_attention_needs_float32():
         query, key, value = (ops.cast(t, "float32") for t in (query, key, value))
         return ops.cast(ops.dot_product_attention(query, key, value, mask=mask), "float16")
     return ops.dot_product_attention(query, key, value, mask=mask)  # (B, T, N, D)
@@ -125,7 +125,7 @@ def _cudnn_attention(query, key, value, padding_mask, rate, seed):
         from jax._src.cudnn import fused_attention_stablehlo as cudnn
     except ImportError as error:
         return _decline(f"this JAX has no cuDNN fused attention ({error})")
-    if str(query.dtype) not in ("bfloat16", "float16"):
+    if _dtype(query) not in ("bfloat16", "float16"):
         return _decline(
             f"cuDNN fused attention needs bfloat16 or float16 inputs, these are "
             f"{query.dtype} (use precision 'auto' or 'mixed_bfloat16')"
@@ -169,6 +169,10 @@ def _torch_attention(query, key, value, padding_mask, rate):
         query, key, value, attn_mask=mask, dropout_p=rate
     )  # (B, N, T, D)
     return torch.transpose(context, 1, 2)  # (B, T, N, D)
+
+
+def _dtype(tensor):
+    return keras.backend.standardize_dtype(tensor.dtype)
 
 
 def _decline(reason):
