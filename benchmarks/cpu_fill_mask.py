@@ -8,9 +8,15 @@ Their top-1 tokens must agree before anything is timed. The two are then called 
 alternation (so that the machine's load affects both alike), after warm-up rounds
 that include kbert's one-off compilation.
 
+The figure that counts is `kbert / transformers`, the ratio of the median latencies
+(target: at most 0.8 at BERT-base on an idle 2-core machine). `--bfloat16` adds a third
+engine, kbert under "mixed_bfloat16", with its largest probability difference from
+float32: kbert keeps float32 on a CPU unless bfloat16 is both faster and within 1e-2.
+
 Usage:
     python benchmarks/cpu_fill_mask.py                   # BERT-base, 30 rounds
     python benchmarks/cpu_fill_mask.py --size tiny --rounds 5 --output fill_mask.json
+    python benchmarks/cpu_fill_mask.py --bfloat16        # and kbert in bfloat16
 
 kbert runs on JAX unless KERAS_BACKEND says otherwise; transformers on PyTorch.
 """
@@ -21,6 +27,8 @@ import os
 import sys
 import tempfile
 import time
+
+import numpy as np
 
 os.environ.setdefault("KERAS_BACKEND", "jax")
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
@@ -75,6 +83,39 @@ def load_both(checkpoint, preset):
     return masked_lm, pipeline, {"kbert": kbert_load, "transformers": pipeline_load}
 
 
+def load_bfloat16(preset):
+    """The kbert model of `preset` built under "mixed_bfloat16"."""
+    from kbert.models import BertMaskedLM
+    from kbert.tasks.optimization import precision_policy
+
+    with precision_policy("mixed_bfloat16"):
+        return BertMaskedLM.from_preset(preset)
+
+
+def largest_probability_difference(model, reference, text):
+    """The largest difference of any vocabulary probability at the text's masks."""
+    from kbert.inference.model_io import pad_batch, softmax
+
+    encoding = reference.tokenizer.encode(text)
+    inputs = pad_batch(reference.tokenizer, [encoding], (len(encoding),))
+    positions = np.flatnonzero(encoding.token_ids == reference.tokenizer.mask_token_id)
+    inputs["mask_positions"] = positions[None, :].astype(np.int32)
+    found, expected = (
+        softmax(np.asarray(m.predict_on_batch(inputs), np.float32)) for m in (model, reference)
+    )
+    return float(np.abs(found - expected).max())
+
+
+def cpu_flags():
+    """The CPU's bfloat16-relevant feature flags (Linux), e.g. ["avx512_bf16"]."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as file:
+            flags = next((line for line in file if line.startswith("flags")), "").split()
+    except OSError:
+        return []
+    return sorted({flag for flag in flags if flag in ("avx512_bf16", "amx_bf16", "amx_tile")})
+
+
 def top_tokens(masked_lm, pipeline, text, top_k=5):
     """The top-k token ids of each library at the text's single mask, best first."""
     candidates = masked_lm.fill_mask(text, top_k=top_k).masks[0].candidates
@@ -83,13 +124,23 @@ def top_tokens(masked_lm, pipeline, text, top_k=5):
     return kbert_ids, pipeline_ids
 
 
-def measure(size="base", vocabulary_size=30522, text=DEFAULT_TEXT, rounds=30, warmup=3, seed=0):
+def measure(
+    size="base",
+    vocabulary_size=30522,
+    text=DEFAULT_TEXT,
+    rounds=30,
+    warmup=3,
+    seed=0,
+    bfloat16=False,
+):
     """Builds both models and times them in alternation.
 
     Returns:
-        A dict with the load seconds, both top-5 token lists, and per library the median,
+        A dict with the load seconds, both top-5 token lists, and per engine the median,
         p90 and minimum milliseconds per call, plus `ratio` (transformers' median
-        over kbert's: above 1 means kbert is faster).
+        over kbert's: above 1 means kbert is faster) and `kbert_over_transformers`
+        (its inverse, the acceptance figure). With `bfloat16`, also the engine
+        "kbert-bfloat16" and `bfloat16_probability_difference`.
 
     Raises:
         RuntimeError: when the two tokenizers or the two top-1 tokens differ (the
@@ -102,7 +153,9 @@ def measure(size="base", vocabulary_size=30522, text=DEFAULT_TEXT, rounds=30, wa
         checkpoint = write_huggingface_checkpoint(
             os.path.join(scratch, "huggingface"), size, vocabulary_size, seed
         )
-        masked_lm, pipeline, load_seconds = load_both(checkpoint, os.path.join(scratch, "kbert"))
+        preset = os.path.join(scratch, "kbert")
+        masked_lm, pipeline, load_seconds = load_both(checkpoint, preset)
+        masked_lm_bf16 = load_bfloat16(preset) if bfloat16 else None
     kbert_input = masked_lm.tokenizer.encode(text).token_ids.tolist()
     pipeline_input = list(pipeline.tokenizer(text)["input_ids"])
     if kbert_input != pipeline_input:
@@ -120,18 +173,17 @@ def measure(size="base", vocabulary_size=30522, text=DEFAULT_TEXT, rounds=30, wa
         name: [masked_lm.tokenizer.id_to_token(token_id) for token_id in ids]
         for name, ids in (("kbert", kbert_ids), ("transformers", pipeline_ids))
     }
-    seconds = interleaved_timings(
-        {"kbert": lambda: masked_lm.fill_mask(text), "transformers": lambda: pipeline(text)},
-        rounds=rounds,
-        warmup=warmup,
-    )
+    engines = {"kbert": lambda: masked_lm.fill_mask(text), "transformers": lambda: pipeline(text)}
+    if masked_lm_bf16 is not None:
+        engines["kbert-bfloat16"] = lambda: masked_lm_bf16.fill_mask(text)
+    seconds = interleaved_timings(engines, rounds=rounds, warmup=warmup)
     milliseconds = {}
     for name, values in seconds.items():
         summary = summarize(values)
         milliseconds[name] = {
             key: value if key == "runs" else 1000 * value for key, value in summary.items()
         }
-    return {
+    result = {
         "size": size,
         "vocabulary_size": vocabulary_size,
         "text": text,
@@ -142,7 +194,15 @@ def measure(size="base", vocabulary_size=30522, text=DEFAULT_TEXT, rounds=30, wa
         "top5": top5,
         "milliseconds": milliseconds,
         "ratio": milliseconds["transformers"]["median"] / milliseconds["kbert"]["median"],
+        "kbert_over_transformers": milliseconds["kbert"]["median"]
+        / milliseconds["transformers"]["median"],
+        "cpu_flags": cpu_flags(),
     }
+    if masked_lm_bf16 is not None:
+        result["bfloat16_probability_difference"] = largest_probability_difference(
+            masked_lm_bf16, masked_lm, text
+        )
+    return result
 
 
 def format_table(result):
@@ -152,15 +212,24 @@ def format_table(result):
         f"fill-mask, BERT-{result['size']} (vocabulary {result['vocabulary_size']}), "
         f"{result['milliseconds']['kbert']['runs']} interleaved rounds, "
         f"{result['cpu_count']} CPUs, load average {load}",
-        f"{'':<14}{'median ms':>10}{'p90 ms':>10}{'min ms':>10}{'load s':>10}",
+        f"{'':<16}{'median ms':>10}{'p90 ms':>10}{'min ms':>10}{'load s':>10}",
     ]
-    for name in ("kbert", "transformers"):
-        figures = result["milliseconds"][name]
+    for name, figures in result["milliseconds"].items():
+        load_seconds = result["load_seconds"].get(name)
         lines.append(
-            f"{name:<14}{figures['median']:>10.1f}{figures['p90']:>10.1f}{figures['min']:>10.1f}"
-            f"{result['load_seconds'][name]:>10.2f}"
+            f"{name:<16}{figures['median']:>10.1f}{figures['p90']:>10.1f}{figures['min']:>10.1f}"
+            + ("" if load_seconds is None else f"{load_seconds:>10.2f}")
         )
-    lines.append(f"transformers / kbert (median): {result['ratio']:.2f}x")
+    lines.append(
+        f"kbert / transformers latency (median): {result['kbert_over_transformers']:.2f} "
+        f"(target <= 0.80); transformers / kbert: {result['ratio']:.2f}x"
+    )
+    if "bfloat16_probability_difference" in result:
+        lines.append(
+            f"bfloat16: largest probability difference from float32 "
+            f"{result['bfloat16_probability_difference']:.2g} (CPU flags: "
+            f"{', '.join(result['cpu_flags']) or 'none'})"
+        )
     return "\n".join(lines)
 
 
@@ -173,9 +242,15 @@ def main(argv=None):
     parser.add_argument("--text", default=DEFAULT_TEXT, help=f"(default: {DEFAULT_TEXT!r})")
     parser.add_argument("--rounds", type=int, default=30, help="timed rounds (default: 30)")
     parser.add_argument("--warmup", type=int, default=3, help="untimed rounds (default: 3)")
+    parser.add_argument(
+        "--bfloat16", action="store_true", help="also time kbert under mixed_bfloat16"
+    )
     parser.add_argument("--output", help="also write the figures to this JSON file")
     args = parser.parse_args(argv)
-    result = measure(args.size, args.vocabulary_size, args.text, args.rounds, args.warmup)
+    result = measure(
+        args.size, args.vocabulary_size, args.text, args.rounds, args.warmup,
+        bfloat16=args.bfloat16,
+    )
     print(format_table(result))
     if args.output:
         with open(args.output, "w", encoding="utf-8") as file:

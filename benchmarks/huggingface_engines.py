@@ -3,8 +3,9 @@
 PyTorch BERT as a careful PyTorch user runs it: `attn_implementation="sdpa"` (fused
 attention), bf16 autocast over float32 weights, fused AdamW on CUDA with BERT's
 weight-decay groups, gradient clipping at 1.0, eager or under `torch.compile`. Each
-step moves the batch from the host, as Keras' `train_on_batch` does, and ends by
-fetching the loss (or the logits), so that the timing includes the wait for the GPU.
+step moves the batch from the host; a timed window of `window` steps ends by fetching
+the last loss (or logits), so that it includes the wait for the GPU but, like kbert's
+`fit`, no host sync between the steps of a window.
 
 Pretraining uses `BertForPreTraining`, which scores the vocabulary at every position
 (the masked-LM labels are -100 outside the masked positions): that is the reference's
@@ -16,6 +17,7 @@ import torch
 import transformers
 from benchmark_data import NUM_CLASSES
 from device_facts import device_description, peak_memory_reader
+from attention_report import torch_attention
 from timing import time_repeatedly
 
 IGNORED_LABEL = -100
@@ -97,19 +99,33 @@ def run(engine, workload, settings, batch):
             loss.backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
             optimizer.step()
+            return loss
+
+        def fetch(loss):
             return float(loss)
 
     else:
 
         def step():
             with torch.inference_mode(), autocast:
-                logits = runnable(**to_device()).logits
+                return runnable(**to_device()).logits
+
+        def fetch(logits):
             return logits.float().cpu().numpy()
 
+    window = settings["window"]
+
+    def steps():
+        for _ in range(window - 1):
+            step()
+        return fetch(step())
+
     read_peak_memory = peak_memory_reader("torch")
-    seconds = time_repeatedly(step, settings["repeats"], settings["warmup"])
+    seconds = time_repeatedly(steps, settings["repeats"], settings["warmup"])
     return {
-        "seconds": seconds,
+        "seconds": [value / window for value in seconds],
+        "attention": torch_attention(lambda: fetch(step())),
+        "step": f"eager loop ({window} steps a window)",
         "precision": "bf16 autocast" if on_gpu else "float32",
         "compiled": "torch.compile" if engine == "hf-compile" else "eager",
         "peak_memory_bytes": read_peak_memory(),

@@ -1,10 +1,20 @@
-"""The Keras engines of `gpu_benchmark.py`: kbert (any backend) and keras-hub's BERT.
+"""The Keras engines of `gpu_benchmark.py`: kbert (any backend, and the variants that
+take its optimisations away one at a time) and keras-hub's BERT.
 
-Run in a worker process whose KERAS_BACKEND is already set. Training steps are
-`model.train_on_batch` (Keras' compiled train step: forward, loss, gradients and the
-AdamW update in one program on JAX and TensorFlow) and inference is
-`model.predict_on_batch`; both return NumPy values, so each timed call includes the
-wait for the device.
+Run in a worker process whose KERAS_BACKEND is already set. Two ways of stepping:
+
+- "fit" (kbert as shipped, and keras-hub): `model.fit` / `model.predict` over a
+  `PyDataset` that repeats the batch, Keras' own compiled loop, which carries the
+  model state from step to step on the device; each timed window of `window` steps
+  ends when its last step has finished (fit and predict return host values).
+- "on_batch" (the benchmark as it was): `train_on_batch` / `predict_on_batch`, which
+  gather every variable into the call and assign them back after it, and wait for
+  the device every step.
+
+Attention, for the variants: "dispatch" is kbert's (`kbert.layers.attention_dispatch`:
+cuDNN on a JAX GPU); "keras-mask" is what kbert did before it, one
+`keras.ops.dot_product_attention` call with a (B, 1, 1, S) boolean mask and no
+attention-probability dropout, which cuDNN refuses so that JAX runs XLA's softmax.
 """
 
 import keras
@@ -13,16 +23,41 @@ from benchmark_data import NUM_CLASSES
 from device_facts import device_description, peak_memory_reader, uses_accelerator
 from timing import time_repeatedly
 
+# engine -> how it runs: precision ("auto": bf16 on an accelerator, float32 on a CPU),
+# attention and stepping (see the module docstring).
+VARIANTS = {
+    "kbert-jax": dict(precision="auto", attention="dispatch", step="fit"),
+    "kbert-jax-before": dict(precision="float32", attention="keras-mask", step="on_batch"),
+    "kbert-jax+bf16": dict(precision="mixed_bfloat16", attention="keras-mask", step="on_batch"),
+    "kbert-jax+bf16+cudnn": dict(precision="mixed_bfloat16", attention="dispatch", step="on_batch"),
+    "kbert-torch": dict(precision="auto", attention="dispatch", step="fit"),
+    "kbert-tensorflow": dict(precision="auto", attention="dispatch", step="fit"),
+    "keras-hub-jax": dict(precision="auto", attention="keras-hub", step="fit"),
+}
 
-def _precision():
-    """bf16 mixed precision on an accelerator; float32 on a CPU (the smoke run)."""
-    return "mixed_bfloat16" if uses_accelerator(keras.config.backend()) else "float32"
+
+def _precision(name):
+    if name == "auto":
+        return "mixed_bfloat16" if uses_accelerator(keras.config.backend()) else "float32"
+    return name
 
 
 def _jit_compile():
     # XLA on JAX and TensorFlow, as kbert compiles its task models; Keras's torch.compile
     # path is not what kbert users get by default, so PyTorch runs eagerly.
     return keras.config.backend() in ("jax", "tensorflow")
+
+
+def _use_keras_mask_attention():
+    """Puts back kbert's attention as it was: Keras' op with a (B, 1, 1, S) mask."""
+    from keras import ops
+
+    from kbert.layers import bert_self_attention
+
+    def keras_mask_attention(query, key, value, padding_mask, **_):
+        return ops.dot_product_attention(query, key, value, mask=padding_mask[:, None, None, :])
+
+    bert_self_attention.dot_product_attention = keras_mask_attention
 
 
 def _kbert_model(workload, settings):
@@ -98,8 +133,8 @@ def _keras_hub_model(workload, settings):
     return model
 
 
-def _step(model, workload, batch):
-    """The function timed for `workload`: one training step or one forward pass."""
+def _arguments(workload, batch):
+    """`(x, y, sample_weight)` of `workload` (y and sample_weight None for inference)."""
     inputs = {key: batch[key] for key in ("token_ids", "segment_ids", "padding_mask")}
     if workload == "pretraining":
         inputs["mask_positions"] = batch["mask_positions"]
@@ -108,10 +143,76 @@ def _step(model, workload, batch):
             "mlm_logits": batch["mask_weights"],
             "nsp_logits": np.ones_like(batch["next_sentence_labels"], dtype=np.float32),
         }
-        return lambda: model.train_on_batch(inputs, labels, sample_weight=weights)
+        return inputs, labels, weights
     if workload == "finetune":
-        return lambda: model.train_on_batch(inputs, batch["labels"])
-    return lambda: model.predict_on_batch(inputs)
+        return inputs, batch["labels"], None
+    return inputs, None, None
+
+
+class _RepeatedBatch(keras.utils.PyDataset):
+    """The same batch `steps` times: what `fit` and `predict` step through."""
+
+    def __init__(self, arguments, steps):
+        super().__init__()
+        self.arguments = tuple(part for part in arguments if part is not None)
+        self.steps = steps
+
+    def __len__(self):
+        return self.steps
+
+    def __getitem__(self, index):
+        return self.arguments if len(self.arguments) > 1 else self.arguments[0]
+
+
+def _step_function(model, workload, batch, step, window):
+    """The function timed for `workload`: `window` steps (one with "on_batch")."""
+    x, y, sample_weight = _arguments(workload, batch)
+    training = workload in ("finetune", "pretraining")
+    if step == "on_batch":
+        if training:
+            return lambda: model.train_on_batch(x, y, sample_weight=sample_weight)
+        return lambda: model.predict_on_batch(x)
+    dataset = _RepeatedBatch((x, y, sample_weight), window)
+    if training:
+        return lambda: model.fit(dataset, epochs=1, verbose=0)
+    return lambda: model.predict(dataset, verbose=0)
+
+
+def run(engine, workload, settings, batch):
+    """Builds `engine`'s model, times `workload` on `batch`; returns the measurements."""
+    variant = VARIANTS[engine]
+    framework = keras.config.backend()
+    policy = _precision(variant["precision"])
+    keras.mixed_precision.set_global_policy(policy)
+    keras.utils.set_random_seed(settings["seed"])
+    if variant["attention"] == "keras-mask":
+        _use_keras_mask_attention()
+    build = _keras_hub_model if engine.startswith("keras-hub") else _kbert_model
+    model = build(workload, settings)
+    window = 1 if variant["step"] == "on_batch" else settings["window"]
+    step = _step_function(model, workload, batch, variant["step"], window)
+    read_peak_memory = peak_memory_reader(framework)
+    for _ in range(settings["warmup"]):
+        step()  # The first call compiles.
+    counter = _CompileCounter()
+    seconds = time_repeatedly(step, settings["repeats"], warmup=0)
+    attention = None
+    if framework == "torch":
+        from attention_report import torch_attention
+
+        attention = torch_attention(step)
+    return {
+        "attention": attention,
+        "seconds": [value / window for value in seconds],
+        "precision": policy,
+        "step": f"fit/predict loop ({window} steps a window)"
+        if variant["step"] == "fit"
+        else "train/predict_on_batch",
+        "compiled": "XLA (jit_compile=True)" if _jit_compile() else "eager",
+        "peak_memory_bytes": read_peak_memory(),
+        "device": device_description(framework),
+        "compilations_during_timing": counter.count,
+    }
 
 
 class _CompileCounter:
@@ -131,27 +232,3 @@ class _CompileCounter:
     def _on_event(self, event, duration, **kwargs):
         if event == "/jax/core/compile/backend_compile_duration":
             self.count += 1
-
-
-def run(engine, workload, settings, batch):
-    """Builds `engine`'s model, times `workload` on `batch`; returns the measurements."""
-    framework = keras.config.backend()
-    policy = _precision()
-    keras.mixed_precision.set_global_policy(policy)
-    keras.utils.set_random_seed(settings["seed"])
-    build = _keras_hub_model if engine.startswith("keras-hub") else _kbert_model
-    model = build(workload, settings)
-    step = _step(model, workload, batch)
-    read_peak_memory = peak_memory_reader(framework)
-    for _ in range(settings["warmup"]):
-        step()  # The first call compiles.
-    counter = _CompileCounter()
-    seconds = time_repeatedly(step, settings["repeats"], warmup=0)
-    return {
-        "seconds": seconds,
-        "precision": policy,
-        "compiled": "XLA (jit_compile=True)" if _jit_compile() else "eager",
-        "peak_memory_bytes": read_peak_memory(),
-        "device": device_description(framework),
-        "compilations_during_timing": counter.count,
-    }

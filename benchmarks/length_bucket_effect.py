@@ -1,10 +1,11 @@
 """What length buckets save on a short text: one forward pass padded to its bucket, to
-128 and to 512 tokens.
+16 (the smallest bucket before the 8-token one), 128 and 512 tokens.
 
 Times `BertMaskedLM.predict_on_batch` (the compiled call `fill_mask` makes) on one
-sentence with one mask, after a warm-up that compiles each length once. Without
-buckets, a model compiled once for a fixed shape would pad every keystroke's text to
-that shape.
+sentence with one mask, the lengths called in alternation (so that the machine's load
+affects them alike), after a warm-up that compiles each length once. Without buckets,
+a model compiled once for a fixed shape would pad every keystroke's text to that
+shape.
 
 Usage:
     python benchmarks/length_bucket_effect.py --model PRESET [--repeats 30]
@@ -17,10 +18,10 @@ import sys
 os.environ.setdefault("KERAS_BACKEND", "jax")
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 
-from timing import summarize, time_repeatedly  # noqa: E402
+from timing import interleaved_timings, summarize  # noqa: E402
 
 DEFAULT_TEXT = "Elizabeth [MASK] the letter."
-PADDED_LENGTHS = (128, 512)
+PADDED_LENGTHS = (16, 128, 512)
 
 
 def measure(model, text=DEFAULT_TEXT, repeats=30):
@@ -38,14 +39,16 @@ def measure(model, text=DEFAULT_TEXT, repeats=30):
     lengths += [length for length in PADDED_LENGTHS if length > lengths[0]]
     lengths = [length for length in lengths if length <= masked_lm.bert_config.max_positions]
     mask_positions = np.argwhere(bucketed["token_ids"][0] == tokenizer.mask_token_id)[:1].T
-    results = {}
+    calls = {}
     for length in lengths:
         inputs = {
             key: np.pad(value, ((0, 0), (0, length - value.shape[1])))
             for key, value in bucketed.items()
         }
         inputs["mask_positions"] = mask_positions.astype(np.int32)
-        seconds = time_repeatedly(lambda: masked_lm.predict_on_batch(inputs), repeats, warmup=2)
+        calls[length] = lambda inputs=inputs: masked_lm.predict_on_batch(inputs)
+    results = {}
+    for length, seconds in interleaved_timings(calls, repeats, warmup=2).items():
         summary = summarize(seconds)
         results[length] = {"median_ms": 1000 * summary["median"], "p90_ms": 1000 * summary["p90"]}
     return results

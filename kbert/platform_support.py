@@ -24,6 +24,24 @@ def float16_attention_needs_float32():
     return jax.default_backend() == "cpu"
 
 
+def runs_on_accelerator():
+    """True when the backend computes on a GPU or TPU rather than the CPU."""
+    backend = keras.config.backend()
+    if backend == "jax":
+        import jax
+
+        return jax.default_backend() != "cpu"
+    if backend == "torch":
+        import torch
+
+        return torch.cuda.is_available()
+    if backend == "tensorflow":
+        import tensorflow as tf
+
+        return bool(tf.config.list_logical_devices("GPU") or tf.config.list_logical_devices("TPU"))
+    return False
+
+
 def describe_device():
     """The backend and the device that runs the model, in words, e.g. "JAX on CPU".
 

@@ -141,51 +141,98 @@ def test_only_selects_engines_and_workloads(benchmarks):
 
 @only_in_the_jax_pass
 @pytest.mark.slow
-def test_gpu_benchmark_smoke_run_measures_kbert_on_jax(tmp_path):
-    output = tmp_path / "results.json"
+def test_device_run_smoke_measures_kbert_and_the_reference_in_one_table(tmp_path):
+    import os
+
+    environment = dict(os.environ, OUT=str(tmp_path), PYTHON=sys.executable)
     completed = subprocess.run(
         [
-            sys.executable,
-            str(BENCHMARKS / "gpu_benchmark.py"),
+            "bash",
+            str(BENCHMARKS / "device_run.sh"),
             "--smoke",
             "--only",
-            "kbert-jax,finetune,inference",
-            "--output",
-            str(output),
+            "kbert-jax,kbert-jax-before,hf-eager,finetune",
         ],
+        env=environment,
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=600,
     )
     assert completed.returncode == 0, completed.stderr[-3000:]
-    results = json.loads(output.read_text())["results"]
+    results = json.loads((tmp_path / "gpu_results.json").read_text())["results"]
     cells = {(record["engine"], record["workload"]): record for record in results}
-    assert set(cells) == {("peak-jax", "peak"), ("kbert-jax", "finetune"), ("kbert-jax", "inference")}
+    assert set(cells) == {
+        ("peak-jax", "peak"), ("peak-torch", "peak"), ("kbert-jax", "finetune"),
+        ("kbert-jax-before", "finetune"), ("hf-eager", "finetune"),
+    }
     assert all(record["status"] == "ok" for record in results), results
     assert cells["peak-jax", "peak"]["flops_per_second"] > 0
-    for workload in ("finetune", "inference"):
-        record = cells["kbert-jax", workload]
-        assert record["sequences_per_second"] > 0
-        assert 0 < record["mfu"]
-        assert record["precision"] == "float32"  # No bf16 on the CPU.
-        # The timed steps reuse the program compiled during the warm-up.
-        assert record["compilations_during_timing"] == 0
-    assert "kbert-jax" in completed.stdout
+    for engine in ("kbert-jax", "kbert-jax-before", "hf-eager"):
+        record = cells[engine, "finetune"]
+        assert record["sequences_per_second"] > 0 and 0 < record["mfu"]
+        assert record["precision"] == "float32"  # "auto" on the CPU; no bf16 there.
+    kbert, before = cells["kbert-jax", "finetune"], cells["kbert-jax-before", "finetune"]
+    # Read from the HLO XLA compiled: no cuDNN on a CPU, so XLA's softmax.
+    assert kbert["attention"] == before["attention"] == "XLA softmax (no fused kernel)"
+    assert "SDPA" in cells["hf-eager", "finetune"]["attention"]
+    assert kbert["step"].startswith("fit") and before["step"] == "train/predict_on_batch"
+    # The timed steps reuse the program compiled during the warm-up.
+    assert kbert["compilations_during_timing"] == 0
+    # One table on stdout (and in $OUT), every worker's stderr kept.
+    table = (tmp_path / "table.txt").read_text()
+    assert table.strip() == completed.stdout.strip()
+    assert "kbert-jax-before" in table and "attention" in table.splitlines()[0]
+    log = (tmp_path / "workers.log").read_text()
+    assert log.count("===== ") == len(cells)
+
+
+def test_device_run_is_one_short_command():
+    # What the device tool runs must fit its 2,000-character command.
+    assert len((BENCHMARKS / "device_run.sh").read_text()) < 2000
+
+
+def test_cells_follow_each_engines_workloads(benchmarks):
+    from gpu_benchmark import cells, select
+
+    engines, workloads = select("kbert-jax,kbert-jax+bf16,hf-compile")
+    assert cells(engines, workloads) == [
+        ("kbert-jax", "finetune"), ("kbert-jax", "inference"), ("kbert-jax", "pretraining"),
+        ("kbert-jax", "inference_long"), ("hf-compile", "finetune"),
+        ("hf-compile", "inference"), ("kbert-jax+bf16", "finetune"),
+    ]
+
+
+def test_attention_is_read_from_the_compiled_hlo(tmp_path, benchmarks):
+    from attention_report import xla_attention
+
+    assert xla_attention(tmp_path) == "unknown (no HLO dump)"
+    (tmp_path / "module_0001.jit_step.gpu_after_optimizations.txt").write_text(
+        'custom-call(...), custom_call_target="__cudnn$fmhaSoftmaxDropout", backend_config=x\n'
+        'custom-call(...), custom_call_target="__cudnn$fmhaSoftmaxDropoutBackward"\n'
+    )
+    (tmp_path / "module_0001.jit_step.before_optimizations.txt").write_text(
+        'custom_call_target="__cudnn$fmhaSoftmax"'  # not what ran: before optimisation
+    )
+    assert xla_attention(tmp_path) == (
+        "cuDNN fused: __cudnn$fmhaSoftmaxDropout, __cudnn$fmhaSoftmaxDropoutBackward"
+    )
 
 
 @only_in_the_jax_pass
-def test_a_failing_cell_is_recorded_not_fatal(benchmarks):
+def test_a_failing_cell_is_recorded_not_fatal(benchmarks, tmp_path):
     from gpu_benchmark import cell_settings, run_cell
 
     settings = cell_settings(
         dict(size="tiny", batch_size=2, seq_length=8, long_seq_length=8, masked_positions=20,
-             repeats=1, warmup=0),
+             repeats=1, warmup=0, window=1),
         "pretraining",
     )
     # 20 masked positions do not fit in 8 tokens: the worker reports the error.
-    record = run_cell("kbert-jax", "pretraining", settings, timeout=120)
+    log = tmp_path / "workers.log"
+    record = run_cell("kbert-jax", "pretraining", settings, timeout=120, log=log)
     assert record["status"] == "error"
     assert "masked_positions" in record["error"]
+    assert log.read_text().startswith("===== kbert-jax pretraining: exit status 0")
 
 
 # --- Cold start and CPU fill-mask --------------------------------------------------------------
@@ -238,13 +285,16 @@ def test_cold_start_times_the_kbert_command(random_preset):
 def test_cpu_fill_mask_compares_the_same_weights(benchmarks):
     from cpu_fill_mask import format_table, measure
 
-    result = measure(size="tiny", vocabulary_size=1000, rounds=2, warmup=1)
+    result = measure(size="tiny", vocabulary_size=1000, rounds=2, warmup=1, bfloat16=True)
     assert result["top5"]["kbert"][0] == result["top5"]["transformers"][0]
-    for library in ("kbert", "transformers"):
+    for library in ("kbert", "transformers", "kbert-bfloat16"):
         assert result["milliseconds"][library]["runs"] == 2
         assert result["milliseconds"][library]["median"] > 0
-    assert result["ratio"] > 0
-    assert "transformers / kbert" in format_table(result)
+    assert result["ratio"] * result["kbert_over_transformers"] == pytest.approx(1.0)
+    # bfloat16 rounds the weights: close to float32, but not equal.
+    assert 0 < result["bfloat16_probability_difference"] < 0.05
+    table = format_table(result)
+    assert "kbert / transformers" in table and "kbert-bfloat16" in table
 
 
 # --- What the cold-start figures rely on ----------------------------------------------------
@@ -335,3 +385,15 @@ def test_the_kbert_command_runs_on_jax_and_keeps_its_programs(random_preset, tmp
     assert completed.returncode == 0, completed.stderr[-3000:]
     # JAX ran (keras.json's TensorFlow did not) and kept its compiled programs.
     assert any((tmp_path / "cache" / "jax-compilation-cache").iterdir())
+
+
+@only_in_the_jax_pass
+@pytest.mark.slow
+def test_host_overhead_times_both_ways_of_stepping(benchmarks):
+    from host_overhead import measure
+
+    result = measure(rounds=1, steps=2, num_layers=2)
+    assert set(result["ms_per_step"]) == {"train_on_batch", "fit"}
+    assert all(value > 0 for value in result["ms_per_step"].values())
+    # Weights and AdamW's two moments of every trainable variable, at least.
+    assert result["state_arrays"] >= 3 * 2 * 12

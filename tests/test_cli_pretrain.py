@@ -47,8 +47,11 @@ def test_pretrain_then_evaluate(corpus, tmp_path, capsys):
         "--no-progress",
     ]
     assert main(arguments) == 0
-    report = last_json(capsys.readouterr().out)
+    captured = capsys.readouterr()
+    report = last_json(captured.out)
     assert report["status"] == "completed" and report["global_step"] == 3
+    # The default precision is "auto", and the command says what it chose (CPU: float32).
+    assert "precision: auto: float32" in captured.err
     assert set(report["eval_metrics"]) >= {"mlm_loss", "mlm_accuracy", "nsp_accuracy"}
     preset = tmp_path / "run" / "model"
     assert (preset / "vocab.txt").is_file() and (preset / "config.json").is_file()
@@ -132,3 +135,27 @@ def test_pretrain_reports_user_errors(corpus, tmp_path, capsys):
         == 1
     )
     assert "manifest.json" in capsys.readouterr().err
+
+
+def test_distributed_joins_the_run_through_keras_distribution(corpus, tmp_path, capsys,
+                                                               monkeypatch):
+    import keras
+
+    vocabulary, shards = corpus
+    joined = []
+    monkeypatch.setattr(keras.distribution, "initialize", lambda: joined.append(True))
+    arguments = [
+        "pretrain", "--data", str(shards), "--output", str(tmp_path / "run"),
+        "--size", "tiny", "--vocab", str(vocabulary), "--steps", "1", "--batch-size", "8",
+        "--warmup-steps", "0", "--distributed", "--json", "--no-progress",
+    ]
+    if keras.backend.backend() != "jax":
+        assert main(arguments) == 1
+        assert "needs the JAX backend" in capsys.readouterr().err
+        assert not joined
+        return
+    # One process here (the real two-process run: test_distributed_pretraining.py).
+    assert main(arguments) == 0
+    assert joined == [True]
+    report = last_json(capsys.readouterr().out)
+    assert report["status"] == "completed" and report["global_step"] == 1

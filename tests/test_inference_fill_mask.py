@@ -206,11 +206,16 @@ def test_one_compilation_per_bucket(tokenizer, monkeypatch):
 
     monkeypatch.setattr(model.backbone, "call", counting_call)
     words = "the cat sat on the mat and the dog ran to paris".split()
-    # Lengths 3..14 (bucket 16), then 15..30 (bucket 32), typed one word at a time.
+    # Lengths 3..8 (bucket 8), 9..14 (bucket 16), then 15..30 (bucket 32), typed one
+    # word at a time.
     for length in range(1, 29):
         model.fill_mask(" ".join(words[: length % 12] + ["[MASK]"] + words[: length // 12]))
     short = len(traces)
     for length in range(13, 29):
         model.fill_mask("[MASK] " + " ".join((words * 3)[:length]))
-    assert short == 1
-    assert len(traces) == 2
+    assert short == 2
+    if keras.backend.backend() == "tensorflow":
+        # After repeated retracing, tf.function relaxes the shape: fewer traces, never more.
+        assert len(traces) <= 3
+    else:
+        assert len(traces) == 3

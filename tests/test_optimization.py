@@ -145,3 +145,26 @@ def test_precision_policy_rejects_unknown_names():
     with pytest.raises(ValueError, match="precision"):
         with precision_policy("float16"):
             pass
+
+
+def test_auto_precision_is_bfloat16_on_accelerators_and_float32_on_a_cpu(monkeypatch, caplog):
+    from kbert.tasks import FineTuningConfig, resolve_precision
+    from kbert.tasks import optimization
+
+    from kbert.pretraining.pretraining_config import PretrainingConfig
+
+    assert FineTuningConfig().precision == PretrainingConfig().precision == "auto"
+    assert resolve_precision("mixed_float16") == "mixed_float16"
+    # This machine computes on its CPU: "auto" keeps the reference models' float32.
+    assert resolve_precision("auto") == "float32"
+    with caplog.at_level("INFO", logger="kbert.tasks"):
+        with precision_policy("auto") as policy:
+            assert keras.mixed_precision.global_policy().name == policy == "float32"
+    assert any("auto: float32" in record.getMessage() for record in caplog.records)
+    monkeypatch.setattr(optimization, "runs_on_accelerator", lambda: True)
+    assert resolve_precision("auto") == "mixed_bfloat16"
+    with precision_policy("auto"):
+        model = keras.Sequential([keras.Input((3,)), keras.layers.Dense(2, name="dense")])
+    assert model.get_layer("dense").dtype_policy.name == "mixed_bfloat16"
+    with pytest.raises(ValueError, match="precision='bfloat16'"):
+        resolve_precision("bfloat16")

@@ -177,3 +177,58 @@ def test_vocabulary_fingerprint_tells_tokenizers_apart(tmp_path):
         reader.check_vocabulary(BertTokenizer(vocabulary + ["mat"]))
     with pytest.raises(ValueError, match="another vocabulary"):
         reader.check_vocabulary(BertTokenizer(vocabulary, lowercase=False))
+
+
+# --- ShardDataset: the batches of a run, read ahead in a thread ----------------------------
+
+
+def _reference_batches(reader, batch_size, seed, epochs):
+    """Batches of `epochs` epochs, read in the main thread, as ShardDataset promises."""
+    batches = []
+    for epoch in range(epochs):
+        batches += list(reader.batches(batch_size, shuffle=True, seed=[seed, epoch],
+                                       drop_remainder=True))
+    return batches
+
+
+def test_shard_dataset_reads_ahead_the_batches_of_the_run_and_its_shares(tmp_path):
+    from kbert.pretraining.shard_dataset import ShardDataset
+
+    folder = tmp_path / "shards"
+    write_dataset(folder, [23], instances_per_shard=5)
+    reader = ShardReader(folder)
+    expected = _reference_batches(reader, 4, seed=7, epochs=3)  # 5 batches an epoch
+    dataset = ShardDataset(reader, 4, 12, start=2, seed=7, prefetch=3)
+    assert len(dataset) == 12
+    found = [dataset[index] for index in range(12)]  # across two epoch boundaries
+    for batch, reference in zip(found, expected[2:14]):
+        assert batch.keys() == reference.keys()
+        for name in batch:
+            np.testing.assert_array_equal(batch[name], reference[name])
+    # A jump (TensorFlow peeks at batch 0, then starts again) restarts the reading.
+    np.testing.assert_array_equal(dataset[5]["token_ids"], expected[7]["token_ids"])
+    np.testing.assert_array_equal(dataset[0]["token_ids"], expected[2]["token_ids"])
+    np.testing.assert_array_equal(dataset[1]["token_ids"], expected[3]["token_ids"])
+    dataset.close()
+    with pytest.raises(IndexError):
+        dataset[12]
+    # Two processes feed the two halves of every global batch.
+    halves = [ShardDataset(reader, 4, 3, seed=7, share=(index, 2)) for index in range(2)]
+    for number in range(3):
+        joined = np.concatenate([half[number]["token_ids"] for half in halves])
+        np.testing.assert_array_equal(joined, expected[number]["token_ids"])
+    with pytest.raises(ValueError, match="share=\\(0, 3\\), batch_size=4"):
+        ShardDataset(reader, 4, 3, share=(0, 3))
+
+
+def test_shard_dataset_hands_reading_errors_to_the_caller(tmp_path):
+    from kbert.pretraining.shard_dataset import ShardDataset
+
+    folder = tmp_path / "shards"
+    write_dataset(folder, [12], instances_per_shard=4)
+    reader = ShardReader(folder)
+    dataset = ShardDataset(reader, 4, 3, shuffle=False)
+    (folder / reader.manifest["shards"][2]["file"]).unlink()
+    dataset[0], dataset[1]
+    with pytest.raises(ValueError, match="missing"):
+        dataset[2]

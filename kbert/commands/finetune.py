@@ -17,7 +17,8 @@ EXIT_CANCELLED = 130
 # As `kbert.tasks.TASK_NAMES` and `PRECISIONS`, spelled out so that `--help` does not
 # import Keras.
 TASK_NAMES = ("classification", "pair-classification", "token-classification", "qa")
-PRECISIONS = ("float32", "mixed_float16", "mixed_bfloat16")
+PRECISIONS = ("auto", "float32", "mixed_float16", "mixed_bfloat16")
+PRECISION_HELP = "auto: mixed_bfloat16 on a GPU or TPU, float32 on a CPU (default: auto)"
 
 
 def add_task_arguments(parser):
@@ -162,8 +163,8 @@ def add_parser(subparsers):
     training.add_argument(
         "--precision",
         choices=PRECISIONS,
-        default="float32",
-        help="default: float32",
+        default="auto",
+        help=PRECISION_HELP,
     )
     training.add_argument(
         "--patience", type=int, metavar="N", help="stop after N epochs without a better score"
@@ -241,6 +242,7 @@ def run(args):
     from kbert.tasks import CancellationToken
     from kbert.tasks import FineTuner
     from kbert.tasks import FineTuningConfig
+    from kbert.tasks.optimization import describe_precision
 
     task = task_from_arguments(args, metric=args.metric)
     config = FineTuningConfig(
@@ -257,6 +259,7 @@ def run(args):
         seed=args.seed,
         checkpoint_every=args.checkpoint_every,
     )
+    print(f"precision: {describe_precision(config.precision)}", file=sys.stderr)
     token = CancellationToken()
     tuner = FineTuner(
         task, args.model, args.output, config, callbacks=[_ProgressBar()], cancellation=token

@@ -9,7 +9,7 @@ from kbert.commands import MODEL_HELP
 # Shared with the sibling commands rather than copied: create-pretraining-data's
 # numeric options and finetune's Ctrl-C handling (first stops cleanly, second aborts).
 from kbert.commands.create_pretraining_data import _add_number
-from kbert.commands.finetune import _cancel_on_interrupt
+from kbert.commands.finetune import PRECISION_HELP, PRECISIONS, _cancel_on_interrupt
 
 SIZES = ("tiny", "mini", "small", "medium", "base", "large")
 
@@ -69,9 +69,9 @@ def add_parser(subparsers):
     )
     parser.add_argument(
         "--precision",
-        choices=("float32", "mixed_float16", "mixed_bfloat16"),
-        default="float32",
-        help="(default: float32)",
+        choices=PRECISIONS,
+        default="auto",
+        help=PRECISION_HELP,
     )
     _add_number(
         parser, "--checkpoint-every", int, 1000, "batches between training checkpoints"
@@ -90,6 +90,14 @@ def add_parser(subparsers):
     parser.add_argument(
         "--data-parallel", action="store_true", help="replicate over every local device"
     )
+    parser.add_argument(
+        "--distributed",
+        action="store_true",
+        help="JAX: join a multi-process run (implies --data-parallel); every process runs "
+        "the same command with KERAS_DISTRIBUTION_JOB_ADDRESSES=host:port, "
+        "KERAS_DISTRIBUTION_NUM_PROCESSES and KERAS_DISTRIBUTION_PROCESS_ID set, or "
+        "inside a cluster JAX detects (SLURM, Open MPI, Cloud TPU)",
+    )
     _add_number(parser, "--seed", int, 12345, "random seed")
     parser.add_argument(
         "--json", action="store_true", help="print the report as one JSON line"
@@ -105,10 +113,11 @@ def run(args):
 
     from kbert.commands.inference_inputs import print_json
     from kbert.models.bert_config import BertConfig
-    from kbert.pretraining.distribution import initialize_multi_host
+    from kbert.pretraining.distribution import initialize_distributed
     from kbert.pretraining.pretraining_config import PretrainingConfig
     from kbert.pretraining.pretraining_loop import PretrainingLoop
     from kbert.tasks.cancellation_token import CancellationToken
+    from kbert.tasks.optimization import describe_precision
     from kbert.tokenizer import BertTokenizer
 
     if args.size is not None and args.vocab is None:
@@ -117,7 +126,7 @@ def run(args):
         raise ValueError(
             "--vocab goes with --size; --init-from uses the preset's vocabulary."
         )
-    initialize_multi_host()
+    distributed = initialize_distributed(True if args.distributed else None)
     config = PretrainingConfig(
         batch_size=args.batch_size,
         steps=args.steps,
@@ -130,9 +139,10 @@ def run(args):
         checkpoint_every=args.checkpoint_every,
         dynamic_masking=args.dynamic_masking,
         max_predictions_per_seq=args.max_predictions_per_seq,
-        data_parallel=args.data_parallel,
+        data_parallel=args.data_parallel or distributed,
         seed=args.seed,
     )
+    print(f"precision: {describe_precision(config.precision)}", file=sys.stderr)
     model_source = {"init_from": args.init_from}
     if args.size is not None:
         vocabulary = pathlib.Path(args.vocab)

@@ -28,6 +28,7 @@ from kbert.inference.span_probabilities import SpanProbabilities
 from kbert.inference.span_probabilities import span_probabilities
 from kbert.inference.token_tagging import tag
 from kbert.preprocessing.length_buckets import DEFAULT_LENGTH_BUCKETS
+from kbert.preprocessing.length_buckets import INFERENCE_LENGTH_BUCKETS
 from kbert.preprocessing.length_buckets import bucket_length
 from kbert.preprocessing.length_buckets import length_buckets
 from kbert.preprocessing.length_buckets import pad_to_bucket
@@ -38,6 +39,7 @@ __all__ = [
     "AttentionMap",
     "Classification",
     "DEFAULT_LENGTH_BUCKETS",
+    "INFERENCE_LENGTH_BUCKETS",
     "EntitySpan",
     "FillMaskResult",
     "MaskFill",

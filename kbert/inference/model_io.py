@@ -10,6 +10,7 @@ number of rows.
 
 import numpy as np
 
+from kbert.preprocessing.length_buckets import INFERENCE_LENGTH_BUCKETS
 from kbert.preprocessing.length_buckets import bucket_length
 from kbert.preprocessing.length_buckets import length_buckets
 from kbert.preprocessing.length_buckets import pad_rows
@@ -44,8 +45,8 @@ def sequence_limit(model, tokenizer):
 
 
 def model_buckets(model):
-    """The length buckets of `model` (see `length_buckets`)."""
-    return length_buckets(int(model.bert_config.max_positions))
+    """The inference length buckets of `model` (see `length_buckets`)."""
+    return length_buckets(int(model.bert_config.max_positions), INFERENCE_LENGTH_BUCKETS)
 
 
 def batch_indices(lengths, batch_size):

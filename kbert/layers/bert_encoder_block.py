@@ -17,7 +17,7 @@ class BertEncoderBlock(keras.layers.Layer):
         num_heads: attention heads.
         intermediate_size: feed-forward width.
         hidden_dropout: dropout on both residual branches.
-        attention_dropout: dropout on attention probabilities (explicit path only).
+        attention_dropout: dropout on the attention probabilities, in training.
         layer_norm_epsilon: LayerNorm epsilon.
         activation: feed-forward activation name ("gelu" is the exact erf GELU).
         initializer_range: standard deviation of the truncated-normal initialiser.

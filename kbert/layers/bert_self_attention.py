@@ -4,11 +4,14 @@ Shape legend: B = batch, T = query length, S = key length, N = heads, D = head s
 H = hidden size (N * D).
 """
 
+import random
+
 import keras
 from keras import ops
 
+from kbert.layers.attention_dispatch import dot_product_attention
+from kbert.layers.attention_dispatch import explicit_attention
 from kbert.layers.host_truncated_normal import HostTruncatedNormal
-from kbert.platform_support import float16_attention_needs_float32
 
 
 @keras.saving.register_keras_serializable(package="kbert")
@@ -16,15 +19,17 @@ class BertSelfAttention(keras.layers.Layer):
     """BERT's multi-head self-attention.
 
     Queries, keys and values come from one fused projection (one matmul instead of
-    three). The attention itself is a single call to `keras.ops.dot_product_attention`,
-    which picks the backend's fused or flash kernel. The explicit softmax path runs
-    only when the caller asks for the attention weights (the app shows them); it also
-    applies attention-probability dropout, which the fused kernels do not offer.
+    three). The attention itself is one call to
+    `kbert.layers.attention_dispatch.dot_product_attention`, which reaches cuDNN's
+    fused attention on JAX GPUs, PyTorch's `scaled_dot_product_attention`, and XLA's
+    attention elsewhere (see there for which path applies attention-probability
+    dropout how). The explicit softmax path runs when the caller asks for the
+    attention weights (the app shows them).
 
     Args:
         hidden_size: model width H.
         num_heads: number of heads N; must divide `hidden_size`.
-        attention_dropout: dropout on attention probabilities (explicit path only).
+        attention_dropout: dropout on the attention probabilities, in training.
         initializer_range: standard deviation of the truncated-normal initialiser.
 
     Call arguments:
@@ -73,6 +78,10 @@ class BertSelfAttention(keras.layers.Layer):
         self.probability_dropout = keras.layers.Dropout(
             attention_dropout, dtype=self.dtype_policy, name="probability_dropout"
         )
+        # The seed of kernels that draw their own dropout masks (cuDNN's). A Python
+        # int, fixed when the layer is made, distinct per layer so that the layers'
+        # masks are independent; `keras.utils.set_random_seed` makes it reproducible.
+        self.kernel_seed = random.randint(1, 2**31 - 1) if attention_dropout > 0 else 0
 
     def build(self, x_shape, padding_mask_shape=None):
         self.query_key_value.build(x_shape)
@@ -83,39 +92,34 @@ class BertSelfAttention(keras.layers.Layer):
         qkv = self.query_key_value(x)  # (B, T, 3H)
         qkv = ops.reshape(qkv, (-1, ops.shape(x)[1], 3, self.num_heads, self.head_size))
         query, key, value = qkv[:, :, 0], qkv[:, :, 1], qkv[:, :, 2]  # (B, T, N, D) each
-        mask = ops.cast(padding_mask, "bool")[:, None, None, :]  # (B, 1, 1, S)
+        padding_mask = ops.cast(padding_mask, "bool")  # (B, S)
 
         if return_attention_weights:
-            context, weights = self._explicit_attention(query, key, value, mask, training)
+            context, weights = explicit_attention(
+                query,
+                key,
+                value,
+                padding_mask[:, None, None, :],  # (B, 1, 1, S)
+                self.probability_dropout,
+                training,
+            )
         else:
-            context = self._fused_attention(query, key, value, mask)  # (B, T, N, D)
+            context = dot_product_attention(
+                query,
+                key,
+                value,
+                padding_mask,
+                dropout_rate=self.attention_dropout,
+                probability_dropout=self.probability_dropout,
+                kernel_seed=self.kernel_seed,
+                training=bool(training),
+            )  # (B, T, N, D)
             weights = None
         context = ops.reshape(context, (-1, ops.shape(x)[1], self.hidden_size))  # (B, T, H)
         output = self.output_projection(context)
         if return_attention_weights:
             return output, weights
         return output
-
-    def _fused_attention(self, query, key, value, mask):
-        if self.compute_dtype == "float16" and float16_attention_needs_float32():
-            query, key, value = (ops.cast(t, "float32") for t in (query, key, value))
-            context = ops.dot_product_attention(query, key, value, mask=mask)
-            return ops.cast(context, "float16")
-        return ops.dot_product_attention(query, key, value, mask=mask)
-
-    def _explicit_attention(self, query, key, value, mask, training):
-        scale = 1.0 / float(self.head_size) ** 0.5
-        scores = ops.einsum("btnd,bsnd->bnts", query, key)  # (B, N, T, S)
-        # Softmax in float32 with float32's own minimum: safe under float16 and bfloat16,
-        # where BERT's original -10000.0 constant overflows or loses the mask.
-        scores = ops.cast(scores, "float32") * scale
-        scores = ops.where(mask, scores, ops.cast(-3.4028234663852886e38, "float32"))
-        weights = ops.softmax(scores, axis=-1)  # (B, N, T, S)
-        dropped = self.probability_dropout(
-            ops.cast(weights, self.compute_dtype), training=training
-        )
-        context = ops.einsum("bnts,bsnd->btnd", dropped, value)  # (B, T, N, D)
-        return context, ops.cast(weights, self.compute_dtype)
 
     def get_config(self):
         config = super().get_config()

@@ -61,10 +61,9 @@ class BertConfig:
             longest sequence the model accepts.
         type_vocabulary_size: number of segment (token type) ids; 2 for text pairs.
         hidden_dropout: dropout on embeddings and on every residual branch.
-        attention_dropout: dropout on attention probabilities. The fused attention
-            kernel has no dropout, so this rate only applies on the explicit path
-            (when attention weights are requested); it is kept so that Hugging Face
-            and Google configs round-trip unchanged.
+        attention_dropout: dropout on the attention probabilities in training, as in
+            BERT: cuDNN's own dropout on JAX GPUs, PyTorch's `dropout_p`, elsewhere
+            the explicit softmax path (see `kbert.layers.attention_dispatch`).
         layer_norm_epsilon: epsilon of every LayerNorm. BERT uses 1e-12.
         activation: feed-forward activation, one of `ACTIVATIONS`.
         initializer_range: standard deviation of the truncated-normal initialiser.

@@ -11,6 +11,10 @@ import numpy as np
 
 # BERT's usual sequence lengths. 384 is the SQuAD window length of the BERT paper.
 DEFAULT_LENGTH_BUCKETS = (16, 32, 64, 128, 256, 384, 512)
+# Inference adds 8: a short sentence (the desktop app's fill-mask, one at a time) has
+# 6-8 tokens, and at batch 1 on a CPU padding it to 16 costs about a quarter of the
+# call (benchmarks/NOTES.md). Training keeps the coarser buckets: fewer programs.
+INFERENCE_LENGTH_BUCKETS = (8, *DEFAULT_LENGTH_BUCKETS)
 
 # Inputs padded along the sequence axis by `pad_to_bucket`, and their padding values.
 SEQUENCE_INPUTS = {"token_ids": 0, "segment_ids": 0, "padding_mask": 0}

@@ -19,13 +19,20 @@ vocabulary:
 ...     layout_map=layout_map_for(config, mesh), batch_dim_name="batch")
 >>> keras.distribution.set_distribution(distribution)  # before building the model
 
-Multi-host (JAX): on every host, call `jax.distributed.initialize()` (coordinator
-address, process count and id come from the arguments or from the cluster's
-environment: Cloud TPU, SLURM, ...) before anything else touches JAX, then run
-the same command; `keras.distribution.list_devices()` then lists the devices of all
-hosts, and each host reads its own share of every global batch. With kbert's CLI:
-`KBERT_JAX_DISTRIBUTED=1 kbert pretrain --data-parallel ...` on every host, same
-arguments (see `initialize_multi_host`).
+Multi-process (JAX; several hosts, or several processes on one): every process runs
+the same command, `kbert pretrain --distributed --data-parallel ...` (or sets
+`KBERT_JAX_DISTRIBUTED=1`), which calls `initialize_distributed` before anything
+else touches JAX. That is `keras.distribution.initialize()`, i.e.
+`jax.distributed.initialize()` with the coordinator address, process count and
+process id from `KERAS_DISTRIBUTION_JOB_ADDRESSES` (the coordinator's host:port),
+`KERAS_DISTRIBUTION_NUM_PROCESSES` and `KERAS_DISTRIBUTION_PROCESS_ID`, or, where
+those are unset, from `JAX_COORDINATOR_ADDRESS` and the cluster's own environment
+(SLURM, Open MPI, Cloud TPU, ...). `keras.distribution.list_devices()` then lists the
+devices of every process, and each process feeds its share of every global batch
+(`process_share`): rows `[i * B / P, (i + 1) * B / P)` for process `i` of `P`, as
+Keras shards a `tf.data` pipeline. CPUs talk through JAX's CPU collectives (gloo).
+`tests/test_distributed_pretraining.py` runs two such processes on one machine and
+checks every step against one process with the same number of devices.
 """
 
 import contextlib
@@ -39,22 +46,29 @@ logger = logging.getLogger("kbert.pretraining")
 MULTI_HOST_VARIABLE = "KBERT_JAX_DISTRIBUTED"
 
 
-def initialize_multi_host():
-    """Calls `jax.distributed.initialize()` when `KBERT_JAX_DISTRIBUTED=1` (JAX only).
+def initialize_distributed(enabled=None):
+    """Joins the other processes of a JAX multi-process run (`keras.distribution.initialize`).
+
+    Args:
+        enabled: True to initialise, False not to; None to initialise only when
+            `KBERT_JAX_DISTRIBUTED=1` is set.
 
     Returns:
         Whether it did.
     """
-    if os.environ.get(MULTI_HOST_VARIABLE) != "1":
+    if enabled is None:
+        enabled = os.environ.get(MULTI_HOST_VARIABLE) == "1"
+    if not enabled:
         return False
     if keras.backend.backend() != "jax":
         raise ValueError(
-            f"{MULTI_HOST_VARIABLE}=1 needs the JAX backend. "
+            "Multi-process training (--distributed, "
+            f"{MULTI_HOST_VARIABLE}=1) needs the JAX backend. "
             f"Received: KERAS_BACKEND={keras.backend.backend()}"
         )
     import jax
 
-    jax.distributed.initialize()
+    keras.distribution.initialize()
     logger.info(
         "JAX distributed: process %d of %d, %d devices in all.",
         jax.process_index(),
@@ -62,6 +76,17 @@ def initialize_multi_host():
         jax.device_count(),
     )
     return True
+
+
+def process_share():
+    """`(index, count)`: this process's share of every global batch under the current
+    distribution, `(0, 1)` for a single process."""
+    distribution = keras.distribution.distribution() if keras.backend.backend() == "jax" else None
+    if distribution is None:
+        return 0, 1
+    import jax
+
+    return jax.process_index(), jax.process_count()
 
 
 @contextlib.contextmanager
@@ -80,8 +105,9 @@ def data_parallel(enabled=True):
     elif backend == "jax":
         devices = keras.distribution.list_devices()
         previous = keras.distribution.distribution()
+        # kbert's PyDataset feeds each process its share itself (`process_share`).
         keras.distribution.set_distribution(
-            keras.distribution.DataParallel(devices=devices)
+            keras.distribution.DataParallel(devices=devices, auto_shard_dataset=False)
         )
         logger.info(
             "Data parallel over %d device(s): %s", len(devices), ", ".join(devices)

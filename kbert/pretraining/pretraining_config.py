@@ -25,7 +25,8 @@ class PretrainingConfig:
         weight_decay: decoupled weight decay; LayerNorm parameters and biases have none.
         clip_norm: clip of the global gradient norm (BERT's 1.0), None for none.
         gradient_accumulation_steps: batches averaged per update.
-        precision: "float32", "mixed_float16" or "mixed_bfloat16".
+        precision: "auto" (mixed_bfloat16 on a GPU or TPU, float32 on a CPU),
+            "float32", "mixed_float16" or "mixed_bfloat16".
         checkpoint_every: write a training checkpoint every this many batches
             (None: only at the end and on cancellation).
         dynamic_masking: mask inside the compiled step (data made with
@@ -47,7 +48,7 @@ class PretrainingConfig:
     weight_decay: float = 0.01
     clip_norm: float = 1.0
     gradient_accumulation_steps: int = 1
-    precision: str = "float32"
+    precision: str = "auto"
     checkpoint_every: int = 1000
     dynamic_masking: bool = False
     masked_lm_prob: float = 0.15

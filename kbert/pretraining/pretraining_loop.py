@@ -7,7 +7,7 @@ import keras
 import numpy as np
 
 from kbert.files.exclusive_output import exclusive_output
-from kbert.pretraining.distribution import data_parallel
+from kbert.pretraining.distribution import data_parallel, process_share
 from kbert.pretraining.pretraining_config import RESUMABLE_CHANGES, PretrainingConfig
 from kbert.pretraining.pretraining_objective import (
     PretrainingObjective,
@@ -179,15 +179,19 @@ class PretrainingLoop:
             remaining,
             start=state["global_step"],
             seed=config.seed,
+            share=process_share(),
         )
         steps = _StepCallback(self, model, state)
         logs = {}
         if remaining > 0:
             # TensorFlow infers a PyDataset's signature from its first batches: fine
             # here, where every batch has the same shape.
-            history = model.fit(
-                dataset, epochs=1, shuffle=False, verbose=0, callbacks=[steps]
-            )
+            try:
+                history = model.fit(
+                    dataset, epochs=1, shuffle=False, verbose=0, callbacks=[steps]
+                )
+            finally:
+                dataset.close()
             logs = {key: values[-1] for key, values in history.history.items()}
         self.checkpoint.save(model, state)
         return PretrainingResult(

@@ -82,10 +82,14 @@ class PretrainingObjective(keras.Model):
         Returns:
             The names of `pretraining_metrics`.
         """
+        from kbert.pretraining.distribution import process_share
         from kbert.pretraining.shard_dataset import ShardDataset
 
-        dataset = ShardDataset(reader, batch_size, None, shuffle=False)
-        logs = self.evaluate(dataset, verbose=0, return_dict=True)
+        dataset = ShardDataset(reader, batch_size, None, shuffle=False, share=process_share())
+        try:
+            logs = self.evaluate(dataset, verbose=0, return_dict=True)
+        finally:
+            dataset.close()
         return pretraining_metrics(logs)
 
     def compute_loss(

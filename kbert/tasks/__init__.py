@@ -19,6 +19,7 @@ from kbert.tasks.optimization import LinearWarmupDecay
 from kbert.tasks.optimization import PRECISIONS
 from kbert.tasks.optimization import create_optimizer
 from kbert.tasks.optimization import precision_policy
+from kbert.tasks.optimization import resolve_precision
 from kbert.tasks.question_answering_task import QuestionAnsweringTask
 from kbert.tasks.task_registry import TASK_NAMES
 from kbert.tasks.task_registry import make_task
@@ -44,4 +45,5 @@ __all__ = [
     "create_optimizer",
     "make_task",
     "precision_policy",
+    "resolve_precision",
 ]

@@ -22,7 +22,8 @@ class FineTuningConfig:
         gradient_accumulation_steps: batches whose gradients are averaged per update,
             for an effective batch `batch_size * gradient_accumulation_steps`.
         clip_norm: the global gradient norm is clipped to this (None: no clipping).
-        precision: "float32", "mixed_float16" (with loss scaling) or "mixed_bfloat16".
+        precision: "auto" (mixed_bfloat16 on a GPU or TPU, float32 on a CPU),
+            "float32", "mixed_float16" (with loss scaling) or "mixed_bfloat16".
         max_length: longest input in tokens; None for the model's limit. Longer
             texts are truncated with a warning; QA contexts are windowed instead.
         patience: stop after this many epochs without a better evaluation score
@@ -40,7 +41,7 @@ class FineTuningConfig:
     weight_decay: float = 0.01
     gradient_accumulation_steps: int = 1
     clip_norm: float = 1.0
-    precision: str = "float32"
+    precision: str = "auto"
     max_length: int = None
     patience: int = None
     seed: int = 0

@@ -10,18 +10,26 @@ Everything here is a stock Keras object configured the way BERT was trained
 - gradient accumulation (`gradient_accumulation_steps`) and clipping of the global
   gradient norm (`global_clipnorm`), both built into Keras optimisers;
 - mixed precision through a Keras dtype policy; under "mixed_float16",
-  `model.compile` wraps the optimiser in a `LossScaleOptimizer` by itself.
+  `model.compile` wraps the optimiser in a `LossScaleOptimizer` by itself. The
+  default, "auto", is "mixed_bfloat16" on a GPU or TPU (tensor-core matmuls, and the
+  precision cuDNN's fused attention needs) and "float32" on a CPU, where bfloat16
+  matmuls are no faster under XLA and results stay those of the reference models.
 """
 
 import contextlib
+import logging
 
 import keras
 from keras import ops
 
 from kbert.argument_checks import check_positive_int
 from kbert.models.bert_adamw import NO_DECAY_VARIABLE_NAMES
+from kbert.platform_support import describe_device
+from kbert.platform_support import runs_on_accelerator
 
-PRECISIONS = ("float32", "mixed_float16", "mixed_bfloat16")
+logger = logging.getLogger("kbert.tasks")
+
+PRECISIONS = ("auto", "float32", "mixed_float16", "mixed_bfloat16")
 
 
 @keras.saving.register_keras_serializable(package="kbert")
@@ -142,24 +150,55 @@ def create_optimizer(
     return optimizer
 
 
-@contextlib.contextmanager
-def precision_policy(precision):
-    """Builds models inside this block with the dtype policy `precision`.
+def resolve_precision(precision):
+    """The dtype policy `precision` stands for on this machine.
 
-    Keras layers read the global policy when they are created, so models built in
-    the block keep it; the previous global policy is restored on exit.
+    "auto" is "mixed_bfloat16" where the backend computes on a GPU or TPU and
+    "float32" on a CPU; every other name of `PRECISIONS` is itself.
 
-    Args:
-        precision: one of `PRECISIONS`. Under "mixed_float16", `model.compile`
-            adds dynamic loss scaling (a `keras.optimizers.LossScaleOptimizer`).
+    Example:
+
+    >>> resolve_precision("auto")  # on a CPU
+    'float32'
     """
     if precision not in PRECISIONS:
         raise ValueError(
             f"`precision` must be one of {PRECISIONS}. Received: precision={precision!r}"
         )
+    if precision != "auto":
+        return precision
+    return "mixed_bfloat16" if runs_on_accelerator() else "float32"
+
+
+def describe_precision(precision):
+    """`precision` and what it resolves to, in words, e.g. "auto: float32 (JAX on CPU)"."""
+    resolved = resolve_precision(precision)
+    if resolved == precision:
+        return f"{resolved} ({describe_device()})"
+    return f"{precision}: {resolved} ({describe_device()})"
+
+
+@contextlib.contextmanager
+def precision_policy(precision):
+    """Builds models inside this block with the dtype policy `precision`.
+
+    Keras layers read the global policy when they are created, so models built in
+    the block keep it; the previous global policy is restored on exit. The choice is
+    logged (INFO, logger "kbert.tasks").
+
+    Args:
+        precision: one of `PRECISIONS` ("auto": see `resolve_precision`). Under
+            "mixed_float16", `model.compile` adds dynamic loss scaling (a
+            `keras.optimizers.LossScaleOptimizer`).
+
+    Yields:
+        The dtype policy name in force.
+    """
+    resolved = resolve_precision(precision)
+    logger.info("Precision %s", describe_precision(precision))
     previous = keras.mixed_precision.global_policy()
-    keras.mixed_precision.set_global_policy(precision)
+    keras.mixed_precision.set_global_policy(resolved)
     try:
-        yield
+        yield resolved
     finally:
         keras.mixed_precision.set_global_policy(previous)

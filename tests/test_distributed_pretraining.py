@@ -1,0 +1,149 @@
+"""Multi-process pretraining: two JAX processes on 127.0.0.1, each with two virtual CPU
+devices, train step for step like one process with four (JAX only).
+
+The processes meet through `keras.distribution.initialize` (what `kbert pretrain
+--distributed` calls) with the coordinator address and process ids in the standard
+`KERAS_DISTRIBUTION_*` variables; gradients cross processes through JAX's CPU
+collectives (gloo). Every process runs under a timeout and the pair is killed if one
+hangs, so the test ends by itself.
+"""
+
+import json
+import os
+import pathlib
+import socket
+import subprocess
+import sys
+
+import keras
+import numpy as np
+import pytest
+from test_pretrain_loop import make_shards
+
+STEPS = 20
+TOLERANCE = 1e-5
+PROCESS_TIMEOUT = 420  # seconds; a start, one compilation and 20 tiny steps take ~30 s
+
+# One worker: the device count must be set before JAX starts, hence a fresh interpreter.
+_WORKER = """
+import json, sys
+sys.path.insert(0, {tests!r})
+import jax
+jax.config.update("jax_cpu_collectives_implementation", "gloo")
+from kbert.pretraining.distribution import initialize_distributed
+distributed = initialize_distributed({distributed!r})
+from test_pretrain_loop import StepLosses, tiny_config
+from kbert.models.bert_config import BertConfig
+from kbert.pretraining.pretraining_config import PretrainingConfig
+from kbert.pretraining.pretraining_loop import PretrainingLoop
+from kbert.tokenizer import BertTokenizer
+
+assert jax.device_count() == 4 and jax.process_count() == (2 if distributed else 1)
+tokenizer = BertTokenizer.from_vocabulary_file({vocabulary!r})
+config = PretrainingConfig(batch_size=8, steps={steps}, learning_rate=1e-2, warmup_steps=2,
+                           checkpoint_every=None, data_parallel=True, seed=3)
+recorder = StepLosses("loss")
+loop = PretrainingLoop({output!r}, config, callbacks=[recorder])
+# Dropout on: rows fed twice (a process feeding the whole batch, not its share) would
+# draw other masks than the same rows fed once, and the runs would part.
+backbone = BertConfig(**dict(tiny_config(tokenizer).to_dict(), hidden_dropout=0.1,
+                             attention_dropout=0.1))
+result = loop.run({data!r}, backbone_config=backbone, tokenizer=tokenizer)
+kernel = loop.model.pretrainer.weights[0].value
+assert len(kernel.sharding.device_set) == 4, kernel.sharding
+print("RESULT" + json.dumps({{
+    "losses": recorder.losses,
+    "global_step": result.global_step,
+    "process": jax.process_index(),
+    "weights": [float(abs(v).sum()) for v in
+                (jax.numpy.asarray(w.value) for w in loop.model.pretrainer.weights)],
+}}))
+"""
+
+
+def _free_port():
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def _start(tmp_path, name, devices, distributed, data, vocabulary, process_id=None, port=None):
+    script = _WORKER.format(
+        tests=str(pathlib.Path(__file__).parent),
+        distributed=distributed,
+        vocabulary=str(vocabulary),
+        steps=STEPS,
+        output=str(tmp_path / name),
+        data=str(data),
+    )
+    environment = {
+        key: value for key, value in os.environ.items() if not key.startswith("KERAS_DISTRIBUTION")
+    }
+    environment.update(
+        KERAS_BACKEND="jax",
+        JAX_PLATFORMS="cpu",
+        XLA_FLAGS=f"{os.environ.get('XLA_FLAGS', '')} "
+        f"--xla_force_host_platform_device_count={devices}",
+    )
+    if distributed:
+        environment.update(
+            KERAS_DISTRIBUTION_JOB_ADDRESSES=f"127.0.0.1:{port}",
+            KERAS_DISTRIBUTION_NUM_PROCESSES="2",
+            KERAS_DISTRIBUTION_PROCESS_ID=str(process_id),
+        )
+    return subprocess.Popen(
+        [sys.executable, "-c", script],
+        env=environment,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def _results(processes):
+    """Each process's RESULT line; every process is ended, whatever happens."""
+    outputs = []
+    try:
+        for process in processes:
+            stdout, stderr = process.communicate(timeout=PROCESS_TIMEOUT)
+            assert process.returncode == 0, stderr[-3000:]
+            line = next(line for line in stdout.splitlines() if line.startswith("RESULT"))
+            outputs.append(json.loads(line[len("RESULT"):]))
+    finally:
+        for process in processes:
+            if process.poll() is None:
+                process.kill()
+                process.communicate()
+    return outputs
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(
+    keras.backend.backend() != "jax",
+    reason="multi-process training is JAX's (jax.distributed + keras.distribution)",
+)
+def test_two_processes_train_step_for_step_like_one_with_as_many_devices(tmp_path):
+    vocabulary_folder = tmp_path / "corpus"
+    data, _ = make_shards(vocabulary_folder)
+    vocabulary = vocabulary_folder / "vocab.txt"
+    port = _free_port()
+    pair = [
+        _start(tmp_path, f"process-{index}", 2, True, data, vocabulary, index, port)
+        for index in range(2)
+    ]
+    first, second = _results(pair)
+    (alone,) = _results([_start(tmp_path, "alone", 4, False, data, vocabulary)])
+
+    assert {first["process"], second["process"]} == {0, 1}
+    for run in (first, second, alone):
+        assert run["global_step"] == STEPS and len(run["losses"]) == STEPS
+    # Both processes hold the same replicated model...
+    assert first["losses"] == second["losses"]
+    np.testing.assert_allclose(first["weights"], second["weights"], rtol=0, atol=0)
+    # ...and it follows the single process, step by step.
+    differences = np.abs(np.asarray(first["losses"]) - np.asarray(alone["losses"]))
+    print("largest per-step loss difference:", differences.max())
+    assert differences.max() < TOLERANCE, (first["losses"], alone["losses"])
+    np.testing.assert_allclose(first["weights"], alone["weights"], rtol=TOLERANCE)
+    # The loss did move: the steps trained something.
+    assert alone["losses"][-1] < alone["losses"][0]
