@@ -164,7 +164,7 @@ def test_resume_after_cancellation_matches_an_uninterrupted_run(
         max_predictions_per_seq=PREDICTIONS,
         seed=7,
     )
-    _, _, uninterrupted = pretrain(data, tokenizer, tmp_path / "straight", config)
+    straight, _, uninterrupted = pretrain(data, tokenizer, tmp_path / "straight", config)
     expected = trained_weights(uninterrupted)
 
     # Cancelled in the middle of an accumulation (after 3 of 8 batches), then resumed.
@@ -187,6 +187,11 @@ def test_resume_after_cancellation_matches_an_uninterrupted_run(
     assert result.status == "completed" and result.global_step == 8
     for before, after in zip(expected, trained_weights(resumed)):
         np.testing.assert_allclose(after, before, rtol=0, atol=1e-6)
+    # The report covers the whole run, not the batches after the resume.
+    assert result.train_metrics == straight.train_metrics
+    # Resumed once more with nothing left to train: the same report, not {}.
+    again, _, _ = pretrain(data, tokenizer, tmp_path / "resumed", config, resume=True)
+    assert again.train_metrics == result.train_metrics
 
 
 def test_resume_refuses_other_settings_and_a_new_run_refuses_a_used_folder(

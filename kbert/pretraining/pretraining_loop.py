@@ -44,7 +44,8 @@ class PretrainingLoop:
 
     Progress: `callbacks` are objects with any of `on_train_begin(total_batches)`,
     `on_step(step, logs)` (after every batch: `step` counted from 1 over the whole
-    run, `logs` Keras' running means since this call started, with the names of
+    run, `logs` Keras' running means since the run started (a resumed run continues
+    the interrupted one's), with the names of
     `pretraining_metrics`) and `on_train_end(result)`. They run on the training
     thread. `cancellation` (a `threading.Event` or `kbert.tasks.CancellationToken`)
     is checked after every batch: when set, the run writes a checkpoint and returns
@@ -74,6 +75,7 @@ class PretrainingLoop:
         self.callbacks = list(callbacks)
         self.cancellation = cancellation
         self.model = None
+        self._checkpoint = None
 
     @property
     def preset_path(self):
@@ -81,9 +83,13 @@ class PretrainingLoop:
 
     @property
     def checkpoint(self):
-        from kbert.tasks.training_checkpoint import TrainingCheckpoint
+        # One object for the run: `restore` keeps the metric values `restore_metrics`
+        # puts back later.
+        if self._checkpoint is None:
+            from kbert.tasks.training_checkpoint import TrainingCheckpoint
 
-        return TrainingCheckpoint(self.output_dir / CHECKPOINT_FILE)
+            self._checkpoint = TrainingCheckpoint(self.output_dir / CHECKPOINT_FILE)
+        return self._checkpoint
 
     @exclusive_output
     def run(
@@ -181,8 +187,11 @@ class PretrainingLoop:
             seed=config.seed,
             share=process_share(),
         )
-        steps = _StepCallback(self, model, state)
-        logs = {}
+        # A resumed run continues the running losses and accuracies of the checkpoint,
+        # so its report is the uninterrupted run's; with nothing left to train, the
+        # report is the one the checkpoint recorded.
+        steps = _StepCallback(self, model, state, restore_metrics=state["global_step"] > 0)
+        logs = dict(state.get("train_logs", {}))
         if remaining > 0:
             # TensorFlow infers a PyDataset's signature from its first batches: fine
             # here, where every batch has the same shape.
@@ -192,7 +201,8 @@ class PretrainingLoop:
                 )
             finally:
                 dataset.close()
-            logs = {key: values[-1] for key, values in history.history.items()}
+            logs = {key: float(values[-1]) for key, values in history.history.items()}
+        state["train_logs"] = logs
         self.checkpoint.save(model, state)
         return PretrainingResult(
             status=CANCELLED if steps.cancelled else COMPLETED,
@@ -267,12 +277,13 @@ class PretrainingLoop:
 class _StepCallback(keras.callbacks.Callback):
     """Counts batches, reports them, writes checkpoints and honours cancellation."""
 
-    def __init__(self, loop, model, state):
+    def __init__(self, loop, model, state, restore_metrics=False):
         super().__init__()
         self.loop = loop
         self.training_model = model
         self.state = state
         self.cancelled = False
+        self._restore_metrics = restore_metrics
 
     def on_train_batch_begin(self, batch, logs=None):
         if keras.backend.backend() == "torch":
@@ -287,8 +298,14 @@ class _StepCallback(keras.callbacks.Callback):
             torch.manual_seed(int(seed.generate_state(1, dtype=np.uint64)[0] >> 1))
 
     def on_train_batch_end(self, batch, logs=None):
+        if self._restore_metrics:
+            # The first batch after a resume: continue the interrupted totals.
+            self._restore_metrics = False
+            if self.loop.checkpoint.add_restored_metrics(self.training_model):
+                logs = self.training_model.get_metrics_result()
         state = self.state
         state["global_step"] += 1
+        state["train_logs"] = {key: float(value) for key, value in (logs or {}).items()}
         self.loop._notify(
             "on_step", state["global_step"], pretraining_metrics(logs or {})
         )

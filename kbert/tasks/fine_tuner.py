@@ -165,8 +165,13 @@ class FineTuner:
         first_epoch = config.epochs if status == STOPPED_EARLY else state["epoch"]
         for epoch in range(first_epoch, config.epochs):
             view = dataset.epoch_view(epoch, state["batch"])
-            epoch_loss = None
+            # Every batch of the epoch may be done already (a checkpoint on its last
+            # batch): its loss is then the one the checkpoint recorded.
+            epoch_loss = state.get("epoch_logs", {}).get("loss")
             if len(view):
+                # Resuming inside this epoch: its running loss and metrics continue from
+                # the checkpoint, so the epoch reports what an uninterrupted one would.
+                loop.restore_metrics = state["batch"] > 0
                 data = view.as_tf_dataset() if _backend() == "tensorflow" else view
                 history = model.fit(data, epochs=1, shuffle=False, verbose=0, callbacks=[loop])
                 epoch_loss = float(history.history["loss"][-1])
@@ -251,6 +256,7 @@ class FineTuner:
         state["history"].append(logs)
         state["epoch"] = logs["epoch"]
         state["batch"] = 0
+        state["epoch_logs"] = {}
         score = logs.get(self.task.metric) if has_evaluation else None
         if has_evaluation and score is None:
             raise ValueError(
@@ -309,6 +315,8 @@ class _TrainingLoop(keras.callbacks.Callback):
         self.training_model = model
         self.state = state
         self.cancelled = False
+        # Whether the next batch is the first after resuming inside an epoch.
+        self.restore_metrics = False
 
     def on_train_batch_begin(self, batch, logs=None):
         if _backend() == "torch":
@@ -321,9 +329,15 @@ class _TrainingLoop(keras.callbacks.Callback):
             torch.manual_seed(int(seed.generate_state(1, dtype=np.uint64)[0] >> 1))
 
     def on_train_batch_end(self, batch, logs=None):
+        if self.restore_metrics:
+            # The first batch after a resume: continue the interrupted totals.
+            self.restore_metrics = False
+            if self.tuner.checkpoint.add_restored_metrics(self.training_model):
+                logs = self.training_model.get_metrics_result()
         state = self.state
         state["global_step"] += 1
         state["batch"] += 1
+        state["epoch_logs"] = {key: float(value) for key, value in (logs or {}).items()}
         loss = (logs or {}).get("loss")
         self.tuner._notify(
             "on_step",

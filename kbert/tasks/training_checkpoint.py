@@ -25,7 +25,10 @@ class TrainingCheckpoint:
 
     The model variables include the random-seed states of the dropout layers
     (`model.variables`, not only `model.weights`), so dropout continues where it
-    stopped. The file is kbert's HDF5 weights format (plain numeric arrays, read
+    stopped. The metric variables (Keras' running loss and metric totals of the
+    epoch in progress) are kept too: `add_restored_metrics` adds them back once the
+    resumed `fit` has trained its first batch, so a resumed epoch reports what an
+    uninterrupted one does. The file is kbert's HDF5 weights format (plain numeric arrays, read
     with the same checks as presets), written through `kbert.files.atomic_path`: a
     temporary `.training_checkpoint.h5.tmp-PID-...` beside it, renamed over it. A
     temporary left by a killed run is deleted by the next save or read
@@ -38,6 +41,8 @@ class TrainingCheckpoint:
 
     def __init__(self, path):
         self.path = pathlib.Path(path)
+        # The metric values of the last `restore`, until `add_restored_metrics` uses them.
+        self._restored_metrics = None
 
     def exists(self):
         return self.path.is_file()
@@ -54,14 +59,17 @@ class TrainingCheckpoint:
         """
         if hasattr(model, "jax_state_sync"):
             model.jax_state_sync()
-        model_variables = model.variables
-        optimizer_variables = model.optimizer.variables if model.optimizer else []
+        groups = {
+            "model": model.variables,
+            "optimizer": model.optimizer.variables if model.optimizer else [],
+            "metrics": list(getattr(model, "metrics_variables", [])),
+        }
         state = dict(state)
         state["format_version"] = CHECKPOINT_FORMAT_VERSION
-        state["model_variables"] = _describe(model_variables)
-        state["optimizer_variables"] = _describe(optimizer_variables)
+        for prefix, variables in groups.items():
+            state[f"{prefix}_variables"] = _describe(variables)
         arrays = {_STATE_KEY: np.frombuffer(json.dumps(state).encode("utf-8"), dtype=np.uint8)}
-        for prefix, variables in (("model", model_variables), ("optimizer", optimizer_variables)):
+        for prefix, variables in groups.items():
             for index, variable in enumerate(variables):
                 arrays[f"{prefix}/{index:06d}"] = keras.ops.convert_to_numpy(variable)
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -97,7 +105,42 @@ class TrainingCheckpoint:
                 )
             for index, variable in enumerate(variables):
                 variable.assign(arrays[f"{prefix}/{index:06d}"])
+        described = state.get("metrics_variables")
+        self._restored_metrics = None
+        if described is not None:
+            self._restored_metrics = (
+                [shape for _, shape in described],
+                [arrays[f"metrics/{index:06d}"] for index in range(len(described))],
+            )
         return state
+
+    def add_restored_metrics(self, model):
+        """Adds the metric totals of the last `restore` to `model`'s metrics.
+
+        Call it from `on_train_batch_end` of the first batch a resumed `fit` trains
+        (and only when resuming inside an epoch): by then every backend has built the
+        metrics (TensorFlow builds them while tracing that batch). Keras' losses and
+        accuracies keep sums and counts, so adding the saved ones gives exactly the
+        uninterrupted run's totals. A checkpoint without metrics, or for other
+        metrics, adds nothing.
+
+        Returns:
+            Whether the totals were added.
+        """
+        restored, self._restored_metrics = self._restored_metrics, None
+        if restored is None:
+            return False
+        shapes, values = restored
+        if hasattr(model, "jax_state_sync"):
+            # During `fit`, JAX keeps the live values outside the variables; after the
+            # sync the next step reads them back from the variables.
+            model.jax_state_sync()
+        variables = list(model.metrics_variables)
+        if shapes != [list(variable.shape) for variable in variables]:
+            return False
+        for variable, value in zip(variables, values):
+            variable.assign(variable + keras.ops.convert_to_tensor(value, variable.dtype))
+        return True
 
     def _read(self):
         self.remove_stale_files()
