@@ -86,7 +86,7 @@ def load_both(checkpoint, preset):
 def load_bfloat16(preset):
     """The kbert model of `preset` built under "mixed_bfloat16"."""
     from kbert.models import BertMaskedLM
-    from kbert.tasks.optimization import precision_policy
+    from kbert.training.optimization import precision_policy
 
     with precision_policy("mixed_bfloat16"):
         return BertMaskedLM.from_preset(preset)

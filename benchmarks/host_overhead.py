@@ -28,7 +28,7 @@ def measure(rounds=7, steps=20, num_layers=12):
     import numpy as np
 
     from kbert.models import BertBackbone, BertClassifier, BertConfig
-    from kbert.tasks.optimization import create_optimizer
+    from kbert.training.optimization import create_optimizer
 
     config = BertConfig(
         vocabulary_size=512, hidden_size=32, num_layers=num_layers, num_heads=4,

@@ -62,7 +62,7 @@ def _use_keras_mask_attention():
 
 def _kbert_model(workload, settings):
     from kbert.models import BertBackbone, BertClassifier, BertConfig, BertPretrainer
-    from kbert.tasks.optimization import create_optimizer
+    from kbert.training.optimization import create_optimizer
 
     config = BertConfig(
         vocabulary_size=settings["vocabulary_size"],

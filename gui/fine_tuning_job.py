@@ -6,26 +6,18 @@ code are imported when the job runs, not with this module.
 
 import gc
 import logging
-import math
 import pathlib
 import threading
 import time
 
 from kbert_gui.worker import describe_error
 
-# Continued masked-LM pretraining; the other task names are `kbert.tasks.make_task`'s.
+# Continued masked-LM pretraining (`kbert.pretraining.ContinuedPretraining`); the other
+# task names are `kbert.tasks.make_task`'s.
 MASKED_LM = "masked-lm"
-# Instances are at most this long (tokens) unless the form's max length says otherwise.
-DEFAULT_PRETRAINING_LENGTH = 128
-# Inside the output folder of a masked-LM run.
-PRETRAINING_DATA_FOLDER = "pretraining-data"
 # Whether `gc.freeze()` moved the session's long-lived objects out of the collector's
 # scans (once per process; see `FineTuningJob.__call__`).
 _COLLECTOR_FROZEN = False
-
-
-class _Cancelled(Exception):
-    """Raised inside data preparation when the user cancels."""
 
 
 class FineTuningJob:
@@ -132,9 +124,6 @@ class FineTuningJob:
             if self.task_name == MASKED_LM:
                 return self._pretrain(worker)
             return self._fine_tune(worker)
-        except _Cancelled:
-            self._log("Cancelled while preparing the data.")
-            return None
         finally:
             kbert_logger.removeHandler(handler)
             kbert_logger.setLevel(previous_level)
@@ -172,92 +161,21 @@ class FineTuningJob:
     # --- Continued masked-LM pretraining ------------------------------------------------
 
     def _pretrain(self, worker):
-        from kbert.pretraining import PretrainingConfig
-        from kbert.pretraining import PretrainingLoop
-        from kbert.pretraining import ShardReader
-        from kbert.presets import resolve_preset
-        from kbert.presets.preset_loader import read_preset_config
-        from kbert.tokenizer import BertTokenizer
+        from kbert.pretraining import ContinuedPretraining
 
-        settings = self.settings
         preset = self._preset()
-        if not self.resume and self.output_dir.exists() and any(self.output_dir.iterdir()):
-            raise ValueError(
-                f"The output folder {str(self.output_dir)!r} is not empty. Resume the run it "
-                "holds or choose an empty folder."
-            )
-        tokenizer = BertTokenizer.from_preset(preset)
-        max_positions = read_preset_config(resolve_preset(preset))["backbone"].get("max_positions")
-        limits = [tokenizer.max_length, settings.get("max_length") or DEFAULT_PRETRAINING_LENGTH]
-        sequence_length = min(limit for limit in limits + [max_positions] if limit)
-        data_folder = self.output_dir / PRETRAINING_DATA_FOLDER
-        shards = self._shards(
-            worker, self.train_path, tokenizer, data_folder / "train", sequence_length
-        )
-        eval_shards = None
-        if self.evaluation_path:
-            eval_shards = self._shards(
-                worker, self.evaluation_path, tokenizer, data_folder / "evaluation", sequence_length
-            )
-
-        batch_size = settings.get("batch_size", 32)
-        accumulation = settings.get("gradient_accumulation_steps", 1)
-        instances = ShardReader(shards).num_instances
-        steps = max(
-            1, math.ceil(settings.get("epochs", 1) * instances / (batch_size * accumulation))
-        )
-        config = PretrainingConfig(
-            batch_size=batch_size,
-            steps=steps,
-            learning_rate=settings.get("learning_rate", 1e-4),
-            warmup_steps=min(steps, round(settings.get("warmup_ratio", 0.1) * steps)),
-            weight_decay=settings.get("weight_decay", 0.01),
-            clip_norm=settings.get("clip_norm", 1.0),
-            gradient_accumulation_steps=accumulation,
-            precision=settings.get("precision", "float32"),
-            checkpoint_every=settings.get("checkpoint_every"),
-            dynamic_masking=True,
-            eval_batch_size=settings.get("eval_batch_size", 64),
-            seed=settings.get("seed", 0),
-        )
         self._metric = "mlm_accuracy"
-        self._log(
-            f"{'Resuming' if self.resume else 'Continuing'} the pretraining of {preset}: {instances} "
-            f"instances of up to {sequence_length} tokens, {steps} steps of {batch_size}."
+        self._log(f"{'Resuming' if self.resume else 'Continuing'} the pretraining of {preset}.")
+        run = ContinuedPretraining(
+            preset, self.output_dir, self.settings, callbacks=[self], cancellation=worker.cancellation
         )
-        loop = PretrainingLoop(
-            self.output_dir, config, callbacks=[self], cancellation=worker.cancellation
-        )
-        # The run folder already holds the data, so a new run also goes through
-        # `resume=True`: without a checkpoint it starts afresh.
-        result = loop.run(shards, init_from=preset, eval_data=eval_shards, resume=True)
+        result = run.run(self.train_path, self.evaluation_path, resume=self.resume)
+        if result.cancelled and result.global_step == 0 and not result.checkpoint_path.is_file():
+            self._log("Cancelled while preparing the data.")
+            return None
         if result.preset_path is not None:
             self._report_probe(None, lambda: _masked_lm(result.preset_path))
         return result
-
-    def _shards(self, worker, text_path, tokenizer, folder, sequence_length):
-        """Pretraining data made from `text_path` in `folder` (reused when resuming)."""
-        from kbert.pretraining import create_pretraining_data
-
-        if self.resume and (folder / "manifest.json").is_file():
-            return folder
-
-        def progress(stage, count, total):
-            if worker.is_cancelled():
-                raise _Cancelled()
-
-        self._log(f"Making pretraining data from {text_path}…")
-        create_pretraining_data(
-            [text_path],
-            tokenizer,
-            folder,
-            progress=progress,
-            max_seq_length=sequence_length,
-            dupe_factor=1,
-            masking=False,
-            seed=self.settings.get("seed", 0),
-        )
-        return folder
 
     # --- The FineTuningCallback protocol (on the training thread) ----------------------
 
@@ -324,17 +242,9 @@ class FineTuningJob:
 
 def predict_probe(model, task_name, probe):
     """The model's prediction for the probe, through the model's public method."""
-    if task_name in ("classification", "pair-classification"):
-        return model.classify(
-            probe["text"], pairs=probe.get("pair") if task_name == "pair-classification" else None
-        )
-    if task_name == "token-classification":
-        return model.tag(probe["text"])
-    if task_name == "qa":
-        return model.answer(probe["question"], probe["context"], top_k=3)
-    if task_name == MASKED_LM:
-        return model.fill_mask(probe["text"], top_k=5)
-    raise ValueError(f"Unknown task {task_name!r}.")
+    from kbert.tasks.task_specs import task_spec
+
+    return task_spec(task_name).predict(model, probe)
 
 
 def _masked_lm(preset_path):

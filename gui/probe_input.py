@@ -6,14 +6,10 @@ from PySide6.QtWidgets import QLineEdit
 from PySide6.QtWidgets import QPlainTextEdit
 from PySide6.QtWidgets import QWidget
 
+from kbert.tasks.task_specs import TASK_SPECS
+
 # The inputs each task's probe needs.
-PROBE_FIELDS = {
-    "classification": ("text",),
-    "pair-classification": ("text", "pair"),
-    "token-classification": ("text",),
-    "qa": ("question", "context"),
-    "masked-lm": ("text",),
-}
+PROBE_FIELDS = {name: spec.probe_fields for name, spec in TASK_SPECS.items()}
 
 
 class ProbeInput(QWidget):

@@ -11,15 +11,11 @@ import json
 import pathlib
 import re
 
+from kbert.tasks.task_specs import TASK_SPECS
+
 # The data each task of the fine-tuning tab reads ("masked-lm" is continued masked-LM
 # pretraining on plain text): a table (CSV/TSV/JSON Lines), CoNLL, SQuAD JSON or text.
-DATA_KINDS = {
-    "classification": "table",
-    "pair-classification": "table",
-    "token-classification": "conll",
-    "qa": "squad",
-    "masked-lm": "text",
-}
+DATA_KINDS = {name: spec.data_kind for name, spec in TASK_SPECS.items()}
 # Formats of table files by extension, as `kbert.data.read_classification` reads them.
 _TABLE_FORMATS = {
     ".csv": "csv",

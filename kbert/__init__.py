@@ -4,7 +4,7 @@ The public names are imported lazily so that `import kbert` (and the `kbert` com
 `--help`) stays fast; Keras and the backend load on first use of a model class.
 """
 
-import importlib
+from kbert.lazy_imports import lazy_attributes
 
 __version__ = "0.1.0"
 
@@ -23,13 +23,4 @@ _PUBLIC_NAMES = {
 }
 
 __all__ = sorted(_PUBLIC_NAMES) + ["__version__"]
-
-
-def __getattr__(name):
-    if name in _PUBLIC_NAMES:
-        return getattr(importlib.import_module(_PUBLIC_NAMES[name]), name)
-    raise AttributeError(f"module 'kbert' has no attribute {name!r}")
-
-
-def __dir__():
-    return __all__
+__getattr__, __dir__ = lazy_attributes(__name__, _PUBLIC_NAMES)

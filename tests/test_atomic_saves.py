@@ -340,7 +340,7 @@ def test_a_full_disk_during_a_training_checkpoint_keeps_the_previous_one(tmp_pat
     from conftest import TINY
 
     from kbert.models import BertClassifier, BertBackbone
-    from kbert.tasks.training_checkpoint import TrainingCheckpoint
+    from kbert.training.training_checkpoint import TrainingCheckpoint
 
     model = BertClassifier(BertBackbone(**TINY), num_classes=2)
     model.compile()
@@ -361,8 +361,8 @@ def test_a_full_disk_during_a_training_checkpoint_keeps_the_previous_one(tmp_pat
 _KILLED_CHECKPOINT = """
 import os, signal, sys
 from kbert.models import BertBackbone, BertClassifier
-from kbert.tasks.training_checkpoint import TrainingCheckpoint
-import kbert.tasks.training_checkpoint as training_checkpoint
+from kbert.training.training_checkpoint import TrainingCheckpoint
+import kbert.training.training_checkpoint as training_checkpoint
 
 def half_written(path, weights):
     with open(path, "wb") as file:

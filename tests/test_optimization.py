@@ -149,7 +149,7 @@ def test_precision_policy_rejects_unknown_names():
 
 def test_auto_precision_is_bfloat16_on_accelerators_and_float32_on_a_cpu(monkeypatch, caplog):
     from kbert.tasks import FineTuningConfig, resolve_precision
-    from kbert.tasks import optimization
+    from kbert.training import optimization
 
     from kbert.pretraining.pretraining_config import PretrainingConfig
 
@@ -157,7 +157,7 @@ def test_auto_precision_is_bfloat16_on_accelerators_and_float32_on_a_cpu(monkeyp
     assert resolve_precision("mixed_float16") == "mixed_float16"
     # This machine computes on its CPU: "auto" keeps the reference models' float32.
     assert resolve_precision("auto") == "float32"
-    with caplog.at_level("INFO", logger="kbert.tasks"):
+    with caplog.at_level("INFO", logger="kbert.training"):
         with precision_policy("auto") as policy:
             assert keras.mixed_precision.global_policy().name == policy == "float32"
     assert any("auto: float32" in record.getMessage() for record in caplog.records)

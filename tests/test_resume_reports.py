@@ -20,7 +20,7 @@ from kbert.cli import main
 from kbert.tasks import CancellationToken
 from kbert.tasks import ClassificationTask
 from kbert.tasks import FineTuner
-from kbert.tasks import fine_tuner
+from kbert.training import step_callback
 
 STEPS_PER_EPOCH = TOTAL_STEPS // CONFIG.epochs
 
@@ -139,14 +139,14 @@ def test_finetune_json_after_a_crash_and_resume_equals_the_uninterrupted_run(
     assert _finetune(preset, train, evaluation, tmp_path / "straight") == 0
     straight = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
 
-    original = fine_tuner._TrainingLoop.on_train_batch_end
+    original = step_callback.StepCallback.on_train_batch_end
 
     def killed_at_step_9(self, batch, logs=None):
         original(self, batch, logs)
         if self.state["global_step"] == 9:
             raise RuntimeError("killed at step 9")
 
-    monkeypatch.setattr(fine_tuner._TrainingLoop, "on_train_batch_end", killed_at_step_9)
+    monkeypatch.setattr(step_callback.StepCallback, "on_train_batch_end", killed_at_step_9)
     with pytest.raises(RuntimeError, match="killed at step 9"):
         _finetune(preset, train, evaluation, tmp_path / "resumed")
     monkeypatch.undo()

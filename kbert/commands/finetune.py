@@ -10,15 +10,16 @@ import sys
 
 from kbert.commands import EXIT_OK
 from kbert.commands import MODEL_HELP
+from kbert.commands.training_progress import TrainingProgressBar
+from kbert.commands.training_progress import format_value
+from kbert.tasks.task_specs import TASK_NAMES
+from kbert.tasks.task_specs import TASK_SPECS
+from kbert.training.precisions import PRECISIONS
+from kbert.training.precisions import PRECISION_HELP
 
 # Exit status of a run stopped by Ctrl-C (after writing its checkpoint), as shells use.
 EXIT_CANCELLED = 130
 
-# As `kbert.tasks.TASK_NAMES` and `PRECISIONS`, spelled out so that `--help` does not
-# import Keras.
-TASK_NAMES = ("classification", "pair-classification", "token-classification", "qa")
-PRECISIONS = ("auto", "float32", "mixed_float16", "mixed_bfloat16")
-PRECISION_HELP = "auto: mixed_bfloat16 on a GPU or TPU, float32 on a CPU (default: auto)"
 
 
 def add_task_arguments(parser):
@@ -103,12 +104,12 @@ def add_parser(subparsers):
         "finetune",
         help="fine-tune a model on labelled data",
         description=(
-            "Fine-tune the preset --model on the labelled --train file for a task: "
-            "classification and pair-classification (CSV, TSV or JSON Lines), "
-            "token-classification (CoNLL) or qa (SQuAD v1.1/v2.0 JSON). After every epoch "
-            "the model is scored on --eval and the best one is kept as a preset in "
-            "OUTPUT/model. A training checkpoint in OUTPUT lets --resume continue an "
-            "interrupted run; Ctrl-C stops cleanly after the current batch."
+            "Fine-tune --model on the --train file for a task: "
+            + "; ".join(f"{spec.name}: {spec.description}" for spec in TASK_SPECS.values())
+            + ". After every epoch the model is scored on --eval and the best one is kept as "
+            "a preset in OUTPUT/model (masked-lm: the model after the last step). A "
+            "training checkpoint in OUTPUT lets --resume continue an interrupted run; "
+            "Ctrl-C stops cleanly after the current batch."
         ),
         epilog="example: kbert finetune --task classification --model bert-tiny-uncased "
         "--train train.csv --eval dev.csv --output runs/sentiment",
@@ -189,37 +190,6 @@ def add_parser(subparsers):
     parser.set_defaults(run=run)
 
 
-class _ProgressBar:
-    """A tqdm bar on stderr over all the batches of the run; epoch scores above it."""
-
-    def __init__(self):
-        self.bar = None
-
-    def on_train_begin(self, total_steps):
-        from tqdm import tqdm
-
-        self.bar = tqdm(total=total_steps, desc="fine-tuning", unit="batch", file=sys.stderr)
-
-    def on_step(self, step, logs):
-        self.bar.update(step - self.bar.n)
-        if logs.get("loss") is not None:
-            self.bar.set_postfix(epoch=logs["epoch"], loss=f"{logs['loss']:.4f}", refresh=False)
-
-    def on_epoch_end(self, epoch, logs):
-        scores = ", ".join(
-            f"{key} {_format(value)}" for key, value in logs.items() if key != "epoch"
-        )
-        self.bar.write(f"epoch {epoch}: {scores}", file=sys.stderr)
-
-    def on_train_end(self, result):
-        if self.bar is not None:
-            self.bar.close()
-
-
-def _format(value):
-    return f"{value:.4g}" if isinstance(value, float) else str(value)
-
-
 def _cancel_on_interrupt(token):
     """First Ctrl-C asks training to stop cleanly; a second one interrupts at once."""
 
@@ -240,11 +210,10 @@ def _cancel_on_interrupt(token):
 
 def run(args):
     from kbert.tasks import CancellationToken
-    from kbert.tasks import FineTuner
     from kbert.tasks import FineTuningConfig
-    from kbert.tasks.optimization import describe_precision
+    from kbert.training import ProgressEvents
+    from kbert.training.optimization import describe_precision
 
-    task = task_from_arguments(args, metric=args.metric)
     config = FineTuningConfig(
         epochs=args.epochs,
         batch_size=args.batch_size,
@@ -261,26 +230,57 @@ def run(args):
     )
     print(f"precision: {describe_precision(config.precision)}", file=sys.stderr)
     token = CancellationToken()
-    tuner = FineTuner(
-        task, args.model, args.output, config, callbacks=[_ProgressBar()], cancellation=token
+    bar = TrainingProgressBar(
+        "pretraining" if TASK_SPECS[args.task].runs_pretraining else "fine-tuning"
     )
     previous_handler = _cancel_on_interrupt(token)
     try:
-        result = tuner.run(args.train, args.eval, resume=args.resume)
+        runner = _runner(args, config, ProgressEvents(bar), token)
+        result = runner.run(args.train, args.eval, resume=args.resume)
     finally:
         if previous_handler is not None:
             signal.signal(signal.SIGINT, previous_handler)
+        bar.close()
     if args.json:
         print(json.dumps(result.to_dict(), ensure_ascii=False))
-    else:
+    elif hasattr(result, "history"):
         _print_result(result)
+    else:
+        _print_pretraining_result(result)
     return EXIT_CANCELLED if result.cancelled else EXIT_OK
+
+
+def _runner(args, config, progress, token):
+    """The run of the task: a `FineTuner`, or continued pretraining for masked-lm."""
+    if TASK_SPECS[args.task].runs_pretraining:
+        from kbert.pretraining import ContinuedPretraining
+
+        if args.patience is not None:
+            raise ValueError("--patience is for fine-tuning; masked-lm runs a fixed number of steps.")
+        return ContinuedPretraining(
+            args.model, args.output, config.to_dict(), [progress], token
+        )
+    from kbert.tasks import FineTuner
+
+    task = task_from_arguments(args, metric=args.metric)
+    return FineTuner(task, args.model, args.output, config, [progress], token)
+
+
+def _print_pretraining_result(result):
+    print(f"status: {result.status} after {result.global_step} batches")
+    print(f"model: {result.preset_path if result.preset_path else '(none saved yet)'}")
+    print(f"checkpoint: {result.checkpoint_path}")
+    for name, metrics in (("training", result.train_metrics), ("evaluation", result.eval_metrics)):
+        if metrics:
+            print(f"{name}: " + ", ".join(f"{key} {format_value(value)}" for key, value in metrics.items()))
+    if result.cancelled:
+        print("cancelled: run the same command with --resume to continue.")
 
 
 def _print_result(result):
     print(f"status: {result.status} after {result.global_step} batches")
     if result.metric is not None:
-        print(f"best {result.metric}: {_format(result.best_metric)} (epoch {result.best_epoch})")
+        print(f"best {result.metric}: {format_value(result.best_metric)} (epoch {result.best_epoch})")
     print(f"model: {result.preset_path if result.preset_path else '(none saved yet)'}")
     print(f"checkpoint: {result.checkpoint_path}")
     if result.history:
@@ -288,6 +288,6 @@ def _print_result(result):
         print()
         print("  ".join(f"{column:>13}" for column in columns))
         for entry in result.history:
-            print("  ".join(f"{_format(entry.get(column)):>13}" for column in columns))
+            print("  ".join(f"{format_value(entry.get(column)):>13}" for column in columns))
     if result.cancelled:
         print("cancelled: run the same command with --resume to continue.")

@@ -9,7 +9,10 @@ from kbert.commands import MODEL_HELP
 # Shared with the sibling commands rather than copied: create-pretraining-data's
 # numeric options and finetune's Ctrl-C handling (first stops cleanly, second aborts).
 from kbert.commands.create_pretraining_data import _add_number
-from kbert.commands.finetune import PRECISION_HELP, PRECISIONS, _cancel_on_interrupt
+from kbert.commands.finetune import _cancel_on_interrupt
+from kbert.commands.training_progress import TrainingProgressBar
+from kbert.training.precisions import PRECISIONS
+from kbert.training.precisions import PRECISION_HELP
 
 SIZES = ("tiny", "mini", "small", "medium", "base", "large")
 
@@ -109,15 +112,14 @@ def add_parser(subparsers):
 def run(args):
     import pathlib
 
-    from tqdm import tqdm
-
     from kbert.commands.inference_inputs import print_json
     from kbert.models.bert_config import BertConfig
     from kbert.pretraining.distribution import initialize_distributed
     from kbert.pretraining.pretraining_config import PretrainingConfig
     from kbert.pretraining.pretraining_loop import PretrainingLoop
-    from kbert.tasks.cancellation_token import CancellationToken
-    from kbert.tasks.optimization import describe_precision
+    from kbert.training import ProgressEvents
+    from kbert.training.cancellation_token import CancellationToken
+    from kbert.training.optimization import describe_precision
     from kbert.tokenizer import BertTokenizer
 
     if args.size is not None and args.vocab is None:
@@ -158,9 +160,9 @@ def run(args):
         }
 
     cancellation = CancellationToken()
-    progress = _ProgressBar(tqdm, disable=args.no_progress)
+    bar = TrainingProgressBar("pretraining", disable=args.no_progress)
     loop = PretrainingLoop(
-        args.output, config, callbacks=[progress], cancellation=cancellation
+        args.output, config, callbacks=[ProgressEvents(bar)], cancellation=cancellation
     )
     previous_handler = _cancel_on_interrupt(cancellation)
     try:
@@ -170,45 +172,12 @@ def run(args):
     finally:
         if previous_handler is not None:
             signal.signal(signal.SIGINT, previous_handler)
-        progress.close()
+        bar.close()
     if args.json:
         print_json(result.to_dict())
     else:
         _print_report(result)
     return EXIT_OK if result.status == "completed" else EXIT_ERROR
-
-
-class _ProgressBar:
-    def __init__(self, tqdm, disable):
-        self.tqdm = tqdm
-        self.disable = disable
-        self.bar = None
-
-    def on_train_begin(self, total_batches):
-        self.bar = self.tqdm(
-            total=total_batches,
-            desc="pretraining",
-            unit="batch",
-            file=sys.stderr,
-            disable=self.disable,
-        )
-
-    def on_step(self, step, logs):
-        if self.bar.n == 0 and step > 1:  # resumed run
-            self.bar.update(step - 1)
-        self.bar.update(1)
-        self.bar.set_postfix(
-            {
-                name: f"{logs[name]:.3f}"
-                for name in ("mlm_loss", "mlm_accuracy", "nsp_accuracy")
-                if name in logs
-            },
-            refresh=False,
-        )
-
-    def close(self):
-        if self.bar is not None:
-            self.bar.close()
 
 
 def _print_report(result):

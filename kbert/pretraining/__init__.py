@@ -5,14 +5,16 @@ from text; `TokenizedCorpus` caches their ids on disk; `InstanceBuilder` makes B
 sentence-pair instances with masks (`masking.mask_tokens`); `ShardWriter` and
 `ShardReader` store and read them; `DynamicMasking` masks afresh inside the train
 step. `create_pretraining_data` runs the whole pipeline. `PretrainingLoop` trains a
-`BertPretrainer` on the shards (`ShardDataset`, `PretrainingObjective`).
+`BertPretrainer` on the shards (`ShardDataset`, `PretrainingObjective`);
+`ContinuedPretraining` continues a model's pretraining on plain text files.
 
 Names load lazily: only `DynamicMasking` needs Keras.
 """
 
-import importlib
+from kbert.lazy_imports import lazy_attributes
 
 _PUBLIC_NAMES = {
+    "ContinuedPretraining": "kbert.pretraining.continued_pretraining",
     "DocumentReader": "kbert.pretraining.document_reader",
     "DynamicMasking": "kbert.pretraining.dynamic_masking",
     "InstanceBuilder": "kbert.pretraining.instance_builder",
@@ -31,13 +33,4 @@ _PUBLIC_NAMES = {
 }
 
 __all__ = sorted(_PUBLIC_NAMES)
-
-
-def __getattr__(name):
-    if name in _PUBLIC_NAMES:
-        return getattr(importlib.import_module(_PUBLIC_NAMES[name]), name)
-    raise AttributeError(f"module 'kbert.pretraining' has no attribute {name!r}")
-
-
-def __dir__():
-    return __all__
+__getattr__, __dir__ = lazy_attributes(__name__, _PUBLIC_NAMES)

@@ -3,6 +3,7 @@
 import dataclasses
 
 from kbert.pretraining.argument_checks import check_fraction, check_integer
+from kbert.training.precisions import PRECISIONS
 
 OPTIMIZERS = ("adamw", "lamb")
 
@@ -95,8 +96,6 @@ class PretrainingConfig:
                 f"`clip_norm` must be None or a positive number. Received: clip_norm={self.clip_norm!r}"
             )
         check_fraction("masked_lm_prob", self.masked_lm_prob, allow_zero=False)
-        from kbert.tasks.optimization import PRECISIONS
-
         if self.precision not in PRECISIONS:
             raise ValueError(
                 f"`precision` must be one of {PRECISIONS}. Received: precision={self.precision!r}"

@@ -4,7 +4,6 @@ import logging
 import pathlib
 
 import keras
-import numpy as np
 
 from kbert.files.exclusive_output import exclusive_output
 from kbert.pretraining.distribution import data_parallel, process_share
@@ -16,6 +15,11 @@ from kbert.pretraining.pretraining_objective import (
 from kbert.pretraining.pretraining_result import CANCELLED, COMPLETED, PretrainingResult
 from kbert.pretraining.shard_dataset import ShardDataset
 from kbert.pretraining.shard_reader import ShardReader
+from kbert.training.optimization import create_optimizer
+from kbert.training.optimization import precision_policy
+from kbert.training.run_state import start_state
+from kbert.training.step_callback import StepCallback
+from kbert.training.training_checkpoint import TrainingCheckpoint
 
 logger = logging.getLogger("kbert.pretraining")
 
@@ -86,8 +90,6 @@ class PretrainingLoop:
         # One object for the run: `restore` keeps the metric values `restore_metrics`
         # puts back later.
         if self._checkpoint is None:
-            from kbert.tasks.training_checkpoint import TrainingCheckpoint
-
             self._checkpoint = TrainingCheckpoint(self.output_dir / CHECKPOINT_FILE)
         return self._checkpoint
 
@@ -113,8 +115,6 @@ class PretrainingLoop:
             eval_data: a shard folder (or `ShardReader`) to score the final model on.
             resume: continue the run whose checkpoint is in `output_dir`.
         """
-        from kbert.tasks.optimization import precision_policy
-
         config = self.config
         reader = _reader(train_data)
         eval_reader = None if eval_data is None else _reader(eval_data)
@@ -190,8 +190,16 @@ class PretrainingLoop:
         # A resumed run continues the running losses and accuracies of the checkpoint,
         # so its report is the uninterrupted run's; with nothing left to train, the
         # report is the one the checkpoint recorded.
-        steps = _StepCallback(self, model, state, restore_metrics=state["global_step"] > 0)
-        logs = dict(state.get("train_logs", {}))
+        steps = StepCallback(
+            state,
+            self.checkpoint,
+            config.checkpoint_every,
+            config.seed,
+            self.cancellation,
+            report=lambda step, logs: self._notify("on_step", step, pretraining_metrics(logs)),
+        )
+        steps.resume_inside_epoch = state["global_step"] > 0
+        logs = dict(state.get("running_logs", {}))
         if remaining > 0:
             # TensorFlow infers a PyDataset's signature from its first batches: fine
             # here, where every batch has the same shape.
@@ -202,7 +210,7 @@ class PretrainingLoop:
             finally:
                 dataset.close()
             logs = {key: float(values[-1]) for key, values in history.history.items()}
-        state["train_logs"] = logs
+        state["running_logs"] = logs
         self.checkpoint.save(model, state)
         return PretrainingResult(
             status=CANCELLED if steps.cancelled else COMPLETED,
@@ -229,93 +237,19 @@ class PretrainingLoop:
         }
 
     def _start_state(self, reader, init_from, backbone_config, resume):
-        identity = self._identity(reader, init_from, backbone_config)
-        checkpoint = self.checkpoint
-        if resume and checkpoint.exists():
-            state = checkpoint.read_state()
-            saved = {key: state.get(key) for key in identity}
-            if saved != identity:
-                changed = sorted(
-                    key
-                    for key in identity
-                    if saved[key] != identity[key]
-                    and not isinstance(identity[key], dict)
-                ) + sorted(
-                    f"{key}.{name}"
-                    for key in identity
-                    if isinstance(identity[key], dict) and isinstance(saved[key], dict)
-                    for name in identity[key]
-                    if saved[key].get(name) != identity[key][name]
-                )
-                raise ValueError(
-                    f"Cannot resume from {str(checkpoint.path)!r}: the run was started with "
-                    f"different settings ({', '.join(changed) or 'model'}). Resume with the "
-                    "original settings, or start a new run in an empty folder."
-                )
-            return state
-        if resume:
-            logger.info(
-                "No training checkpoint in %s: starting a new run.", self.output_dir
-            )
-        elif self.output_dir.exists() and any(self.output_dir.iterdir()):
-            raise ValueError(
-                f"The output folder {str(self.output_dir)!r} is not empty. Resume the run "
-                "it holds (resume=True, `--resume`) or choose an empty folder."
-            )
-        return dict(identity, global_step=0)
-
-    def _cancel_requested(self):
-        return self.cancellation is not None and self.cancellation.is_set()
+        return start_state(
+            self.checkpoint,
+            self.output_dir,
+            self._identity(reader, init_from, backbone_config),
+            fresh=dict(global_step=0),
+            resume=resume,
+        )
 
     def _notify(self, method, *args):
         for callback in self.callbacks:
             function = getattr(callback, method, None)
             if function is not None:
                 function(*args)
-
-
-class _StepCallback(keras.callbacks.Callback):
-    """Counts batches, reports them, writes checkpoints and honours cancellation."""
-
-    def __init__(self, loop, model, state, restore_metrics=False):
-        super().__init__()
-        self.loop = loop
-        self.training_model = model
-        self.state = state
-        self.cancelled = False
-        self._restore_metrics = restore_metrics
-
-    def on_train_batch_begin(self, batch, logs=None):
-        if keras.backend.backend() == "torch":
-            # PyTorch's dropout draws from the global generator, whose state a
-            # checkpoint cannot restore: re-seeding it per batch makes dropout a
-            # function of (seed, batch), the same in a resumed run.
-            import torch
-
-            seed = np.random.SeedSequence(
-                [self.loop.config.seed, self.state["global_step"]]
-            )
-            torch.manual_seed(int(seed.generate_state(1, dtype=np.uint64)[0] >> 1))
-
-    def on_train_batch_end(self, batch, logs=None):
-        if self._restore_metrics:
-            # The first batch after a resume: continue the interrupted totals.
-            self._restore_metrics = False
-            if self.loop.checkpoint.add_restored_metrics(self.training_model):
-                logs = self.training_model.get_metrics_result()
-        state = self.state
-        state["global_step"] += 1
-        state["train_logs"] = {key: float(value) for key, value in (logs or {}).items()}
-        self.loop._notify(
-            "on_step", state["global_step"], pretraining_metrics(logs or {})
-        )
-        every = self.loop.config.checkpoint_every
-        if self.loop._cancel_requested():
-            self.cancelled = True
-            self.training_model.stop_training = True
-            logger.info("Cancelled after batch %d.", state["global_step"])
-        elif every is not None and state["global_step"] % every == 0:
-            self.loop.checkpoint.save(self.training_model, state)
 
 
 def _reader(data):
@@ -362,27 +296,12 @@ def _masking(config, tokenizer):
 
 
 def _optimizer(config):
-    from kbert.tasks.optimization import NO_DECAY_VARIABLE_NAMES, LinearWarmupDecay
-
-    schedule = LinearWarmupDecay(
-        config.learning_rate,
+    return create_optimizer(
+        config.steps,
+        learning_rate=config.learning_rate,
         warmup_steps=config.warmup_steps,
-        total_steps=config.steps,
-        gradient_accumulation_steps=config.gradient_accumulation_steps,
-    )
-    optimizer_class = (
-        keras.optimizers.Lamb if config.optimizer == "lamb" else keras.optimizers.AdamW
-    )
-    optimizer = optimizer_class(
-        learning_rate=schedule,
         weight_decay=config.weight_decay,
-        # BERT's epsilon (1e-6), not Keras' default (1e-7).
-        epsilon=1e-6,
-        global_clipnorm=config.clip_norm,
-        # Keras accepts None (no accumulation) or an integer >= 2.
-        gradient_accumulation_steps=config.gradient_accumulation_steps
-        if config.gradient_accumulation_steps > 1
-        else None,
+        gradient_accumulation_steps=config.gradient_accumulation_steps,
+        clip_norm=config.clip_norm,
+        optimizer=config.optimizer,
     )
-    optimizer.exclude_from_weight_decay(var_names=list(NO_DECAY_VARIABLE_NAMES))
-    return optimizer

@@ -14,8 +14,9 @@ class PretrainingResult:
     Attributes:
         status: "completed" or "cancelled".
         global_step: batches trained over the whole run (resumed parts included).
-        train_metrics: Keras' running means over the batches of this call: `loss`,
-            `mlm_loss`, `mlm_accuracy`, `nsp_loss`, `nsp_accuracy`.
+        train_metrics: Keras' running means over the batches of the whole run (a
+            resumed run continues the interrupted one's): `loss`, `mlm_loss`,
+            `mlm_accuracy`, `nsp_loss`, `nsp_accuracy`.
         eval_metrics: the same names on the evaluation data, or None.
         preset_path: the saved model (model and tokenizer), or None when cancelled.
         checkpoint_path: the training checkpoint to resume from.
@@ -27,6 +28,10 @@ class PretrainingResult:
     eval_metrics: dict | None
     preset_path: pathlib.Path | None
     checkpoint_path: pathlib.Path
+
+    @property
+    def cancelled(self):
+        return self.status == CANCELLED
 
     def to_dict(self):
         values = dataclasses.asdict(self)

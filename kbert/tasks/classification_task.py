@@ -9,8 +9,9 @@ from kbert.preprocessing.text_classifier_preprocessor import TextClassifierPrepr
 from kbert.tasks.fine_tuning_task import FineTuningTask
 from kbert.tasks.fine_tuning_task import model_limits
 from kbert.tasks.fine_tuning_task import predict_features
+from kbert.tasks.task_specs import task_spec
 
-CLASSIFICATION_METRICS = ("accuracy", "macro_f1", "matthews_corrcoef")
+CLASSIFICATION_METRICS = task_spec("classification").metrics
 
 
 class ClassificationTask(FineTuningTask):

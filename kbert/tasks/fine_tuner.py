@@ -7,7 +7,6 @@ import os
 import pathlib
 
 import keras
-import numpy as np
 
 from kbert.files.exclusive_output import exclusive_output
 from kbert.preprocessing.bucketed_dataset import BucketedDataset
@@ -20,10 +19,12 @@ from kbert.tasks.fine_tuning_result import FineTuningResult
 from kbert.tasks.fine_tuning_result import STOPPED_EARLY
 from kbert.tasks.fine_tuning_task import FineTuningTask
 from kbert.tasks.fine_tuning_task import model_limits
-from kbert.tasks.optimization import create_optimizer
-from kbert.tasks.optimization import precision_policy
 from kbert.tasks.task_registry import make_task
-from kbert.tasks.training_checkpoint import TrainingCheckpoint
+from kbert.training.optimization import create_optimizer
+from kbert.training.optimization import precision_policy
+from kbert.training.run_state import start_state
+from kbert.training.step_callback import StepCallback
+from kbert.training.training_checkpoint import TrainingCheckpoint
 
 logger = logging.getLogger("kbert.tasks")
 
@@ -160,18 +161,28 @@ class FineTuner:
         state["steps_per_epoch"] = steps_per_epoch
         self._notify("on_train_begin", total_steps)
 
-        loop = _TrainingLoop(self, model, state)
+        loop = StepCallback(
+            state,
+            self.checkpoint,
+            config.checkpoint_every,
+            config.seed,
+            self.cancellation,
+            report=lambda step, logs: self._notify(
+                "on_step", step, {"epoch": state["epoch"] + 1, "loss": logs.get("loss")}
+            ),
+            counters=("global_step", "batch"),
+        )
         status = STOPPED_EARLY if state.get("stopped_early") else COMPLETED
         first_epoch = config.epochs if status == STOPPED_EARLY else state["epoch"]
         for epoch in range(first_epoch, config.epochs):
             view = dataset.epoch_view(epoch, state["batch"])
             # Every batch of the epoch may be done already (a checkpoint on its last
             # batch): its loss is then the one the checkpoint recorded.
-            epoch_loss = state.get("epoch_logs", {}).get("loss")
+            epoch_loss = state.get("running_logs", {}).get("loss")
             if len(view):
                 # Resuming inside this epoch: its running loss and metrics continue from
                 # the checkpoint, so the epoch reports what an uninterrupted one would.
-                loop.restore_metrics = state["batch"] > 0
+                loop.resume_inside_epoch = state["batch"] > 0
                 data = view.as_tf_dataset() if _backend() == "tensorflow" else view
                 history = model.fit(data, epochs=1, shuffle=False, verbose=0, callbacks=[loop])
                 epoch_loss = float(history.history["loss"][-1])
@@ -190,7 +201,7 @@ class FineTuner:
             if state["stopped_early"]:
                 status = STOPPED_EARLY
                 break
-            if self._cancel_requested():
+            if loop.cancel_requested():
                 status = CANCELLED
                 break
         result = self._result(state, status)
@@ -221,34 +232,21 @@ class FineTuner:
         }
 
     def _start_state(self, label_names, data_fingerprint, resume):
-        identity = self._identity(label_names, data_fingerprint)
-        if resume and self.checkpoint.exists():
-            state = self.checkpoint.read_state()
-            saved = {key: state.get(key) for key in identity}
-            if saved != identity:
-                raise ValueError(
-                    f"Cannot resume from {str(self.checkpoint.path)!r}: the run was started "
-                    f"with different settings ({_differences(saved, identity)}). Resume with "
-                    "the original settings, or start a new run in an empty folder."
-                )
-            return state
-        if resume:
-            logger.info("No training checkpoint in %s: starting a new run.", self.output_dir)
-        elif self.output_dir.exists() and any(self.output_dir.iterdir()):
-            raise ValueError(
-                f"The output folder {str(self.output_dir)!r} is not empty. Resume the run "
-                "it holds (resume=True, `--resume`) or choose an empty folder."
-            )
-        return dict(
-            identity,
-            epoch=0,
-            batch=0,
-            global_step=0,
-            best_metric=None,
-            best_epoch=None,
-            epochs_without_improvement=0,
-            stopped_early=False,
-            history=[],
+        return start_state(
+            self.checkpoint,
+            self.output_dir,
+            self._identity(label_names, data_fingerprint),
+            fresh=dict(
+                epoch=0,
+                batch=0,
+                global_step=0,
+                best_metric=None,
+                best_epoch=None,
+                epochs_without_improvement=0,
+                stopped_early=False,
+                history=[],
+            ),
+            resume=resume,
         )
 
     def _end_epoch(self, model, tokenizer, state, logs, has_evaluation):
@@ -256,7 +254,7 @@ class FineTuner:
         state["history"].append(logs)
         state["epoch"] = logs["epoch"]
         state["batch"] = 0
-        state["epoch_logs"] = {}
+        state["running_logs"] = {}
         score = logs.get(self.task.metric) if has_evaluation else None
         if has_evaluation and score is None:
             raise ValueError(
@@ -296,62 +294,11 @@ class FineTuner:
             global_step=state["global_step"],
         )
 
-    def _cancel_requested(self):
-        return self.cancellation is not None and self.cancellation.is_set()
-
     def _notify(self, method, *args):
         for callback in self.callbacks:
             function = getattr(callback, method, None)
             if function is not None:
                 function(*args)
-
-
-class _TrainingLoop(keras.callbacks.Callback):
-    """Counts batches, reports them, writes checkpoints and honours cancellation."""
-
-    def __init__(self, tuner, model, state):
-        super().__init__()
-        self.tuner = tuner
-        self.training_model = model
-        self.state = state
-        self.cancelled = False
-        # Whether the next batch is the first after resuming inside an epoch.
-        self.restore_metrics = False
-
-    def on_train_batch_begin(self, batch, logs=None):
-        if _backend() == "torch":
-            # PyTorch's dropout draws from the global generator (Keras' seed generators
-            # are bypassed for unseeded layers), whose state a checkpoint cannot restore
-            # exactly; re-seeding it per step makes every batch's dropout reproducible.
-            import torch
-
-            seed = np.random.SeedSequence([self.tuner.config.seed, self.state["global_step"]])
-            torch.manual_seed(int(seed.generate_state(1, dtype=np.uint64)[0] >> 1))
-
-    def on_train_batch_end(self, batch, logs=None):
-        if self.restore_metrics:
-            # The first batch after a resume: continue the interrupted totals.
-            self.restore_metrics = False
-            if self.tuner.checkpoint.add_restored_metrics(self.training_model):
-                logs = self.training_model.get_metrics_result()
-        state = self.state
-        state["global_step"] += 1
-        state["batch"] += 1
-        state["epoch_logs"] = {key: float(value) for key, value in (logs or {}).items()}
-        loss = (logs or {}).get("loss")
-        self.tuner._notify(
-            "on_step",
-            state["global_step"],
-            {"epoch": state["epoch"] + 1, "loss": None if loss is None else float(loss)},
-        )
-        every = self.tuner.config.checkpoint_every
-        if self.tuner._cancel_requested():
-            self.cancelled = True
-            self.training_model.stop_training = True
-            self.tuner.checkpoint.save(self.training_model, state)
-            logger.info("Cancelled at step %d; checkpoint written.", state["global_step"])
-        elif every is not None and state["global_step"] % every == 0:
-            self.tuner.checkpoint.save(self.training_model, state)
 
 
 def _backend():
@@ -372,16 +319,3 @@ def _json_floats(logs):
         for key, value in logs.items()
         if isinstance(value, (int, float)) and math.isfinite(value)
     }
-
-
-def _differences(saved, current):
-    parts = []
-    for key in current:
-        if isinstance(current[key], dict) and isinstance(saved.get(key), dict):
-            for name in sorted(set(current[key]) | set(saved[key])):
-                then, now = saved[key].get(name), current[key].get(name)
-                if then != now:
-                    parts.append(f"{key}.{name}: {then!r} then, {now!r} now")
-        elif saved.get(key) != current[key]:
-            parts.append(f"{key}: {saved.get(key)!r} then, {current[key]!r} now")
-    return "; ".join(parts)

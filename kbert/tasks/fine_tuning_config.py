@@ -3,7 +3,7 @@
 import dataclasses
 
 from kbert.argument_checks import check_positive_int
-from kbert.tasks.optimization import PRECISIONS
+from kbert.training.precisions import PRECISIONS
 
 # Settings that may change when a run is resumed: they do not affect the weights.
 RESUMABLE_CHANGES = ("checkpoint_every", "eval_batch_size")

@@ -4,9 +4,10 @@ from kbert.metrics import squad_scores
 from kbert.preprocessing.question_answerer_preprocessor import QuestionAnswererPreprocessor
 from kbert.tasks.fine_tuning_task import FineTuningTask
 from kbert.tasks.fine_tuning_task import model_limits
+from kbert.tasks.task_specs import task_spec
 
 # SQuAD scores in percent, as the official script reports them.
-QA_METRICS = ("exact_match", "f1")
+QA_METRICS = task_spec("qa").metrics
 
 
 class QuestionAnsweringTask(FineTuningTask):
@@ -26,7 +27,7 @@ class QuestionAnsweringTask(FineTuningTask):
     """
 
     name = "qa"
-    metric = "exact_match"
+    metric = task_spec("qa").metric
 
     def __init__(self, doc_stride=128, max_question_length=64, max_answer_length=30):
         self.doc_stride = doc_stride

@@ -1,23 +1,12 @@
-"""Task names as the CLI and the GUI spell them, and the adapters behind them."""
+"""The task adapters behind the task names (`kbert.tasks.task_specs`)."""
 
 import inspect
 
-from kbert.tasks.classification_task import ClassificationTask
-from kbert.tasks.question_answering_task import QuestionAnsweringTask
-from kbert.tasks.token_classification_task import TokenClassificationTask
-
-TASK_NAMES = ("classification", "pair-classification", "token-classification", "qa")
-
-_TASK_CLASSES = {
-    "classification": ClassificationTask,
-    "pair-classification": ClassificationTask,
-    "token-classification": TokenClassificationTask,
-    "qa": QuestionAnsweringTask,
-}
+from kbert.tasks.task_specs import task_spec
 
 
 def make_task(name, **options):
-    """The task adapter for `name`, one of `TASK_NAMES`.
+    """The task adapter for `name`, one of `TASK_NAMES` other than "masked-lm".
 
     Args:
         name: the task name.
@@ -29,17 +18,23 @@ def make_task(name, **options):
 
     >>> make_task("pair-classification", text_column="premise", pair_column="hypothesis")
     """
-    if name not in _TASK_CLASSES:
-        raise ValueError(f"`task` must be one of {TASK_NAMES}. Received: task={name!r}")
+    spec = task_spec(name)
+    if spec.runs_pretraining:
+        raise ValueError(
+            f"The task {name!r} is continued pretraining, run by "
+            "kbert.pretraining.ContinuedPretraining (`kbert finetune --task masked-lm`), "
+            "not by a FineTuner task adapter."
+        )
     options = {key: value for key, value in options.items() if value is not None}
-    task_class = _TASK_CLASSES[name]
-    if name == "classification" and "pair_column" in options:
+    roles = {role for role, _ in spec.columns}
+    if "pair_column" in options and "pair" not in roles:
         raise ValueError(
             "`pair_column` is for the task 'pair-classification'. "
             f"Received: task={name!r}, pair_column={options['pair_column']!r}"
         )
-    if name == "pair-classification":
-        options.setdefault("pair_column", "pair")
+    for key, value in spec.adapter_options:
+        options.setdefault(key, value)
+    task_class = spec.adapter_class()
     accepted = set(inspect.signature(task_class).parameters)
     unknown = sorted(set(options) - accepted)
     if unknown:

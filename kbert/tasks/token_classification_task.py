@@ -8,6 +8,7 @@ from kbert.preprocessing.token_classifier_preprocessor import TokenClassifierPre
 from kbert.tasks.fine_tuning_task import FineTuningTask
 from kbert.tasks.fine_tuning_task import model_limits
 from kbert.tasks.fine_tuning_task import predict_features
+from kbert.tasks.task_specs import task_spec
 
 class TokenClassificationTask(FineTuningTask):
     """Tagging words with BIO / IOB2 / BIOES labels, scored by entity F1.
@@ -24,7 +25,7 @@ class TokenClassificationTask(FineTuningTask):
     """
 
     name = "token-classification"
-    metric = "f1"
+    metric = task_spec("token-classification").metric
 
     def __init__(self, token_column=0, tag_column=-1):
         self.token_column = token_column

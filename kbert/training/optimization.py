@@ -26,10 +26,9 @@ from kbert.argument_checks import check_positive_int
 from kbert.models.bert_adamw import NO_DECAY_VARIABLE_NAMES
 from kbert.platform_support import describe_device
 from kbert.platform_support import runs_on_accelerator
+from kbert.training.precisions import PRECISIONS
 
-logger = logging.getLogger("kbert.tasks")
-
-PRECISIONS = ("auto", "float32", "mixed_float16", "mixed_bfloat16")
+logger = logging.getLogger("kbert.training")
 
 
 @keras.saving.register_keras_serializable(package="kbert")
@@ -92,6 +91,9 @@ class LinearWarmupDecay(keras.optimizers.schedules.LearningRateSchedule):
         }
 
 
+OPTIMIZERS = ("adamw", "lamb")
+
+
 def create_optimizer(
     total_steps,
     learning_rate=5e-5,
@@ -99,21 +101,28 @@ def create_optimizer(
     weight_decay=0.01,
     gradient_accumulation_steps=1,
     clip_norm=1.0,
+    warmup_steps=None,
+    optimizer="adamw",
 ):
-    """AdamW for BERT fine-tuning, with the schedule of `LinearWarmupDecay`.
+    """AdamW (or LAMB) as BERT trains, with the schedule of `LinearWarmupDecay`.
+
+    The one optimiser construction of fine-tuning (`FineTuner`) and pretraining
+    (`PretrainingLoop`).
 
     Args:
-        total_steps: optimiser updates in the whole run (batches per epoch times
-            epochs, divided by `gradient_accumulation_steps`, rounded down).
+        total_steps: optimiser updates in the whole run (batches divided by
+            `gradient_accumulation_steps`, rounded down).
         learning_rate: peak learning rate.
         warmup_ratio: fraction of `total_steps` spent warming up, in [0, 1].
         weight_decay: decoupled weight decay; LayerNorm parameters and biases have none.
         gradient_accumulation_steps: average the gradients of this many batches
             before each update (1: update after every batch).
         clip_norm: clip the global gradient norm to this value (None: no clipping).
+        warmup_steps: updates of warm-up; given, it replaces `warmup_ratio`.
+        optimizer: "adamw", or "lamb" (layer-wise adaptive, for large pretraining batches).
 
     Returns:
-        A `keras.optimizers.AdamW`, ready for `model.compile(optimizer=...)`.
+        A `keras.optimizers.AdamW` (or `Lamb`), ready for `model.compile(optimizer=...)`.
     """
     if not isinstance(warmup_ratio, (int, float)) or not 0.0 <= warmup_ratio <= 1.0:
         raise ValueError(
@@ -127,15 +136,18 @@ def create_optimizer(
         raise ValueError(
             f"`clip_norm` must be None or a positive number. Received: clip_norm={clip_norm!r}"
         )
+    if optimizer not in OPTIMIZERS:
+        raise ValueError(f"`optimizer` must be one of {OPTIMIZERS}. Received: optimizer={optimizer!r}")
     check_positive_int("gradient_accumulation_steps", gradient_accumulation_steps)
     check_positive_int("total_steps", total_steps)
     schedule = LinearWarmupDecay(
         learning_rate,
-        warmup_steps=int(warmup_ratio * total_steps),
+        warmup_steps=int(warmup_ratio * total_steps) if warmup_steps is None else warmup_steps,
         total_steps=total_steps,
         gradient_accumulation_steps=gradient_accumulation_steps,
     )
-    optimizer = keras.optimizers.AdamW(
+    optimizer_class = keras.optimizers.Lamb if optimizer == "lamb" else keras.optimizers.AdamW
+    optimizer = optimizer_class(
         learning_rate=schedule,
         weight_decay=weight_decay,
         # BERT's Adam epsilon (1e-6), not Keras' default (1e-7).

@@ -1,0 +1,31 @@
+"""Package `__init__`s that import their modules on first use of a name.
+
+`import kbert.tasks` (or any package using this) then costs nothing: Keras and the
+backends load only when a name that needs them is used, so `kbert --help`, the task
+specs and `BertConfig` stay instant and Keras-free.
+"""
+
+import importlib
+
+
+def lazy_attributes(package, public_names):
+    """`(__getattr__, __dir__)` for a package whose names live in its modules.
+
+    Args:
+        package: the package's `__name__`.
+        public_names: `name -> module` of every public name.
+
+    Example (in a package's `__init__.py`):
+
+    >>> __getattr__, __dir__ = lazy_attributes(__name__, {"FineTuner": "kbert.tasks.fine_tuner"})
+    """
+
+    def __getattr__(name):
+        if name in public_names:
+            return getattr(importlib.import_module(public_names[name]), name)
+        raise AttributeError(f"module {package!r} has no attribute {name!r}")
+
+    def __dir__():
+        return sorted(public_names)
+
+    return __getattr__, __dir__

@@ -1,0 +1,80 @@
+"""The tasks kbert fine-tunes on, declared once (no Keras import: see `TaskSpec`)."""
+
+from kbert.tasks.task_spec import TaskSpec
+
+TABLE_TYPES = ("csv", "tsv", "jsonl", "json", "ndjson")
+
+TASK_SPECS = {
+    spec.name: spec
+    for spec in (
+        TaskSpec(
+            name="classification",
+            title="Text classification",
+            description="one label per text (CSV, TSV or JSON Lines)",
+            data_kind="table",
+            file_types=TABLE_TYPES,
+            columns=(("text", "text"), ("label", "label")),
+            head="BertClassifier",
+            metrics=("accuracy", "macro_f1", "matthews_corrcoef"),
+            probe_fields=("text",),
+            adapter="kbert.tasks.classification_task:ClassificationTask",
+        ),
+        TaskSpec(
+            name="pair-classification",
+            title="Text-pair classification",
+            description="one label per pair of texts, e.g. entailment (CSV, TSV or JSON Lines)",
+            data_kind="table",
+            file_types=TABLE_TYPES,
+            columns=(("text", "text"), ("pair", "pair"), ("label", "label")),
+            head="BertClassifier",
+            metrics=("accuracy", "macro_f1", "matthews_corrcoef"),
+            probe_fields=("text", "pair"),
+            adapter="kbert.tasks.classification_task:ClassificationTask",
+            adapter_options=(("pair_column", "pair"),),
+        ),
+        TaskSpec(
+            name="token-classification",
+            title="Token classification (CoNLL)",
+            description="a tag per word, CoNLL format (named entities)",
+            data_kind="conll",
+            file_types=("conll", "txt", "iob", "bio", "tsv"),
+            columns=(),
+            head="BertTokenClassifier",
+            metrics=("f1", "precision", "recall"),
+            probe_fields=("text",),
+            adapter="kbert.tasks.token_classification_task:TokenClassificationTask",
+        ),
+        TaskSpec(
+            name="qa",
+            title="Question answering (SQuAD)",
+            description="answer spans in a context, SQuAD v1.1/v2.0 JSON",
+            data_kind="squad",
+            file_types=("json",),
+            columns=(),
+            head="BertQuestionAnswerer",
+            metrics=("exact_match", "f1"),
+            probe_fields=("question", "context"),
+            adapter="kbert.tasks.question_answering_task:QuestionAnsweringTask",
+        ),
+        TaskSpec(
+            name="masked-lm",
+            title="Continued masked-LM pretraining",
+            description="domain adaptation on plain text, one document per blank-line "
+            "separated block (masked-LM and next sentence)",
+            data_kind="text",
+            file_types=("txt",),
+            columns=(),
+            head="BertPretrainer",
+            metrics=("mlm_accuracy", "nsp_accuracy"),
+            probe_fields=("text",),
+        ),
+    )
+}
+TASK_NAMES = tuple(TASK_SPECS)
+
+
+def task_spec(name):
+    """The `TaskSpec` called `name`; a ValueError lists the task names."""
+    if name not in TASK_SPECS:
+        raise ValueError(f"`task` must be one of {TASK_NAMES}. Received: task={name!r}")
+    return TASK_SPECS[name]

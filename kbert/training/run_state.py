@@ -1,0 +1,57 @@
+"""Where a training run starts: afresh in an empty folder, or where its checkpoint left it."""
+
+import logging
+
+logger = logging.getLogger("kbert.training")
+
+
+def start_state(checkpoint, output_dir, identity, fresh, resume):
+    """The state a run starts from.
+
+    Args:
+        checkpoint: the run's `TrainingCheckpoint`.
+        output_dir: the run's folder (`pathlib.Path`).
+        identity: what a resumed run must share with the one that wrote the
+            checkpoint (settings, data fingerprint, model): a dict of plain data.
+        fresh: the rest of a new run's state (counters at zero, empty history).
+        resume: continue from the checkpoint when there is one.
+
+    Returns:
+        The checkpoint's state when resuming, else `dict(identity, **fresh)`.
+
+    Raises:
+        ValueError: when resuming with other settings than the checkpoint's (the
+            message names each difference), or when a new run finds its folder in use.
+    """
+    if resume and checkpoint.exists():
+        state = checkpoint.read_state()
+        saved = {key: state.get(key) for key in identity}
+        if saved != identity:
+            raise ValueError(
+                f"Cannot resume from {str(checkpoint.path)!r}: the run was started with "
+                f"different settings ({describe_differences(saved, identity)}). Resume "
+                "with the original settings, or start a new run in an empty folder."
+            )
+        return state
+    if resume:
+        logger.info("No training checkpoint in %s: starting a new run.", output_dir)
+    elif output_dir.exists() and any(output_dir.iterdir()):
+        raise ValueError(
+            f"The output folder {str(output_dir)!r} is not empty. Resume the run it holds "
+            "(resume=True, `--resume`) or choose an empty folder."
+        )
+    return dict(identity, **fresh)
+
+
+def describe_differences(saved, current):
+    """`key: then, now` for each setting that differs (`section.key` inside dicts)."""
+    parts = []
+    for key in current:
+        if isinstance(current[key], dict) and isinstance(saved.get(key), dict):
+            for name in sorted(set(current[key]) | set(saved[key])):
+                then, now = saved[key].get(name), current[key].get(name)
+                if then != now:
+                    parts.append(f"{key}.{name}: {then!r} then, {now!r} now")
+        elif saved.get(key) != current[key]:
+            parts.append(f"{key}: {saved.get(key)!r} then, {current[key]!r} now")
+    return "; ".join(parts)
