@@ -1,10 +1,10 @@
 """The preview table of a training file, with the rows kbert's reader rejects marked."""
 
-from PySide6.QtCore import QAbstractTableModel
-from PySide6.QtCore import QModelIndex
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush
 from PySide6.QtGui import QColor
+
+from kbert_gui.row_table_model import RowTableModel
 
 # Longest cell text shown; the tooltip holds the whole value.
 MAX_CELL_CHARACTERS = 300
@@ -12,7 +12,7 @@ ERROR_BACKGROUND = QColor("#fdecea")
 ERROR_FOREGROUND = QColor("#8a1c1c")
 
 
-class DataPreviewModel(QAbstractTableModel):
+class DataPreviewModel(RowTableModel):
     """Rows of a data file as strings; a row with an error is red and says why.
 
     The vertical header shows the file line where each row starts, so a message such
@@ -26,8 +26,6 @@ class DataPreviewModel(QAbstractTableModel):
 
     def __init__(self, parent=None):
         super().__init__(parent)
-        self._headers = ()
-        self._rows = ()
         self._lines = ()
         self._errors = {}
 
@@ -41,8 +39,8 @@ class DataPreviewModel(QAbstractTableModel):
             errors: `{line: message}` for rejected rows.
         """
         self.beginResetModel()
-        self._headers = tuple(str(header) for header in headers)
-        width = len(self._headers)
+        self._columns = tuple(str(header) for header in headers)
+        width = len(self._columns)
         self._rows = tuple(
             tuple(str(cell) for cell in row[:width]) + ("",) * (width - len(row)) for row in rows
         )
@@ -65,23 +63,11 @@ class DataPreviewModel(QAbstractTableModel):
         """The error message of `row`, or None."""
         return self._errors.get(self._lines[row])
 
-    # --- QAbstractTableModel ---------------------------------------------------------
+    # --- Cells and headers ----------------------------------------------------------
 
-    def rowCount(self, parent=QModelIndex()):
-        return 0 if parent.isValid() else len(self._rows)
-
-    def columnCount(self, parent=QModelIndex()):
-        return 0 if parent.isValid() else len(self._headers)
-
-    def data(self, index, role=Qt.ItemDataRole.DisplayRole):
-        if (
-            not index.isValid()
-            or index.row() >= len(self._rows)
-            or index.column() >= len(self._headers)
-        ):
-            return None
-        text = self._rows[index.row()][index.column()]
-        error = self.row_error(index.row())
+    def cell_data(self, row, column, role):
+        text = self._rows[row][column]
+        error = self.row_error(row)
         if role == Qt.ItemDataRole.DisplayRole:
             flat = " ".join(text.split()) if "\n" in text or "\r" in text else text
             return (
@@ -99,8 +85,8 @@ class DataPreviewModel(QAbstractTableModel):
 
     def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):
         if orientation == Qt.Orientation.Horizontal:
-            if role == Qt.ItemDataRole.DisplayRole and 0 <= section < len(self._headers):
-                return self._headers[section]
+            if role == Qt.ItemDataRole.DisplayRole and 0 <= section < len(self._columns):
+                return self._columns[section]
             return None
         if not 0 <= section < len(self._rows):
             return None

@@ -1,11 +1,11 @@
 """The scores of a finished run: one row per epoch, the best epoch in bold."""
 
-from PySide6.QtCore import QAbstractTableModel
-from PySide6.QtCore import QModelIndex
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush
 from PySide6.QtGui import QColor
 from PySide6.QtGui import QFont
+
+from kbert_gui.row_table_model import RowTableModel
 
 BEST_BACKGROUND = QColor("#e6f4ea")
 # Readable titles of the logs `FineTuner` and `PretrainingLoop` report.
@@ -27,7 +27,7 @@ TITLES = {
 }
 
 
-class EvaluationTableModel(QAbstractTableModel):
+class EvaluationTableModel(RowTableModel):
     """Rows of logs (dicts of numbers), e.g. a `FineTuningResult.history`.
 
     Columns are the keys in the order they first appear; the row of the best epoch
@@ -39,8 +39,6 @@ class EvaluationTableModel(QAbstractTableModel):
 
     def __init__(self, parent=None):
         super().__init__(parent)
-        self._keys = ()
-        self._rows = ()
         self._best_row = None
         self._best_reason = ""
 
@@ -50,7 +48,7 @@ class EvaluationTableModel(QAbstractTableModel):
         keys = []
         for row in rows:
             keys.extend(key for key in row if key not in keys)
-        self._keys = tuple(keys)
+        self._columns = tuple(keys)
         self._rows = tuple(dict(row) for row in rows)
         self._best_row = best_row
         self._best_reason = best_reason
@@ -61,7 +59,7 @@ class EvaluationTableModel(QAbstractTableModel):
 
     @property
     def keys(self):
-        return self._keys
+        return self._columns
 
     @property
     def best_row(self):
@@ -70,22 +68,10 @@ class EvaluationTableModel(QAbstractTableModel):
     def value(self, row, key):
         return self._rows[row].get(key)
 
-    def rowCount(self, parent=QModelIndex()):
-        return 0 if parent.isValid() else len(self._rows)
-
-    def columnCount(self, parent=QModelIndex()):
-        return 0 if parent.isValid() else len(self._keys)
-
-    def data(self, index, role=Qt.ItemDataRole.DisplayRole):
-        if (
-            not index.isValid()
-            or index.row() >= len(self._rows)
-            or index.column() >= len(self._keys)
-        ):
-            return None
-        key = self._keys[index.column()]
-        value = self._rows[index.row()].get(key)
-        best = index.row() == self._best_row
+    def cell_data(self, row, column, role):
+        key = self._columns[column]
+        value = self._rows[row].get(key)
+        best = row == self._best_row
         if role == Qt.ItemDataRole.DisplayRole:
             return _format(key, value)
         if role == Qt.ItemDataRole.TextAlignmentRole:
@@ -105,8 +91,8 @@ class EvaluationTableModel(QAbstractTableModel):
         if role != Qt.ItemDataRole.DisplayRole:
             return None
         if orientation == Qt.Orientation.Horizontal:
-            if 0 <= section < len(self._keys):
-                key = self._keys[section]
+            if 0 <= section < len(self._columns):
+                key = self._columns[section]
                 return TITLES.get(key, key.replace("_", " ").capitalize())
             return None
         return str(section + 1) if 0 <= section < len(self._rows) else None

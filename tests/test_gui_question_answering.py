@@ -62,7 +62,7 @@ def open_tab(qtbot, tmp_path):
 
 def _answer(qtbot, tab, click=True):
     """Asks the tab's question (by clicking Answer); returns the `_AnswerReport`."""
-    with qtbot.waitSignal(tab._runner.result, timeout=TIMEOUT_MS) as blocker:
+    with qtbot.waitSignal(tab.controller.runner.result, timeout=TIMEOUT_MS) as blocker:
         if click:
             qtbot.mouseClick(tab.answer_button, Qt.MouseButton.LeftButton)
     return blocker.args[0]
@@ -137,14 +137,14 @@ def test_keyboard_answers_and_answering_as_you_type(qtbot, open_tab, presets):
     tab.activateWindow()
     qtbot.waitUntil(tab.isActiveWindow)
     tab.passage_view.setFocus()
-    with qtbot.waitSignal(tab._runner.result, timeout=TIMEOUT_MS):
+    with qtbot.waitSignal(tab.controller.runner.result, timeout=TIMEOUT_MS):
         qtbot.keyClick(tab.passage_view, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
     assert tab.passage_view.passage() == PASSAGE  # the shortcut typed no line break
-    with qtbot.waitSignal(tab._runner.result, timeout=TIMEOUT_MS):
+    with qtbot.waitSignal(tab.controller.runner.result, timeout=TIMEOUT_MS):
         qtbot.keyClick(tab.question_edit, Qt.Key.Key_Return)
 
     tab.live_check.setChecked(True)
-    with qtbot.waitSignal(tab._runner.result, timeout=TIMEOUT_MS) as blocker:
+    with qtbot.waitSignal(tab.controller.runner.result, timeout=TIMEOUT_MS) as blocker:
         qtbot.keyClicks(tab.question_edit, " and who is the chef ?")
     assert blocker.args[0].request.question == QUESTION + " and who is the chef ?"
     _assert_highlights(tab, blocker.args[0].result.answers[0])
@@ -152,7 +152,7 @@ def test_keyboard_answers_and_answering_as_you_type(qtbot, open_tab, presets):
     # A question with no room left for the passage: kbert's message, inline.
     tab.live_check.setChecked(False)
     tab.question_edit.setText("who " * 70)
-    with qtbot.waitSignal(tab._runner.error, timeout=TIMEOUT_MS):
+    with qtbot.waitSignal(tab.controller.runner.error, timeout=TIMEOUT_MS):
         tab.answer_now()
     assert "The question has 70 tokens" in tab.error_banner.message
     tab.question_edit.clear()
@@ -196,7 +196,7 @@ def test_shading_start_and_end_probabilities(qtbot, open_tab, presets):
     tab.question_edit.setText(QUESTION)
     _answer(qtbot, tab)
     assert not tab.passage_view.has_shading()
-    with qtbot.waitSignal(tab._runner.result, timeout=TIMEOUT_MS) as blocker:
+    with qtbot.waitSignal(tab.controller.runner.result, timeout=TIMEOUT_MS) as blocker:
         _click_check_box(qtbot, tab.shade_check)
     shading = blocker.args[0].probabilities
     assert shading.num_windows == 2 and "2 windows" in tab.passage_info.text()

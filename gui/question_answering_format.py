@@ -1,0 +1,92 @@
+"""What the question-answering tab writes about an answer, the passage and the threshold.
+
+Pure functions of kbert's `AnswerResult` and `Answer` values, no Qt, so that each
+line the tab shows can be checked on its own.
+"""
+
+# The null-threshold slider moves in tenths over [-20, 20].
+THRESHOLD_STEPS_PER_UNIT = 10
+THRESHOLD_LIMIT = 20
+UNTRAINED_HEAD_WARNING = (
+    "This model has no trained QA head: fine-tune it on SQuAD-style data first "
+    '(<a href="fine-tuning">Fine-tuning tab</a>, task “question answering”); '
+    "answers are random."
+)
+
+
+def slider_threshold(value):
+    """The null threshold at the slider's integer `value`."""
+    return value / THRESHOLD_STEPS_PER_UNIT
+
+
+def threshold_text(value):
+    """The label beside the slider: the threshold with its sign, to a tenth."""
+    return f"{slider_threshold(value):+.1f}"
+
+
+def quoted_answer(text):
+    """An answer in quotes, its line breaks and runs of spaces folded to one space."""
+    return f"“{' '.join(text.split())}”"
+
+
+def answer_details(answer):
+    """The line under the best answer: score, probability, characters, window."""
+    return (
+        f"score {answer.score:.2f} · probability {answer.probability:.1%} · characters "
+        f"{answer.start}–{answer.end} · window {answer.window + 1}"
+    )
+
+
+def no_answer_details(result):
+    """The line under "No answer": why there is none."""
+    if result.no_answer_score is None:
+        return "The passage has no words to answer from."
+    return "The model finds no answer to this question in the passage."
+
+
+def no_answer_comparison(result, best_span, threshold):
+    """The no-answer score against the best span's, or None for a model without one.
+
+    Args:
+        result: the `AnswerResult`.
+        best_span: the best span `answer` rejected for "no answer" (used when
+            `result.is_impossible`).
+        threshold: the null threshold the request passed, or None.
+    """
+    if result.no_answer_score is None:
+        return None
+    best = best_span if result.is_impossible else result.answers[0]
+    difference = result.no_answer_score - best.score
+    text = f"No-answer score {result.no_answer_score:.2f} vs best span {best.score:.2f}"
+    if result.is_impossible:
+        return text + (
+            f" ({quoted_answer(best.text)}): the difference {difference:+.2f} is above "
+            f"the null threshold {threshold:+.1f}."
+        )
+    if threshold is not None:
+        return text + (
+            f": the difference {difference:+.2f} is within the null threshold {threshold:+.1f}."
+        )
+    return text + "."
+
+
+def shading_legend(num_windows):
+    """What the passage line adds while shading: the windows read, and the colours."""
+    return (
+        f"{num_windows} window{'s' if num_windows != 1 else ''} · shading: "
+        '<span style="color:#1e88e5">■</span> start '
+        '<span style="color:#e53935">■</span> end'
+    )
+
+
+def passage_info(num_characters, extra=None):
+    """The line beside the passage's title: its length (empty without a passage)."""
+    text = f"{num_characters:,} characters" if num_characters else ""
+    if extra and num_characters:
+        text += f" · {extra}"
+    return text
+
+
+def fresh_heads_tooltip(freshly_initialized_heads):
+    """The untrained-head warning's tooltip: which heads were initialised at random."""
+    return f"Freshly initialised: {', '.join(freshly_initialized_heads)}"
