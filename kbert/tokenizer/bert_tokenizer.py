@@ -752,6 +752,13 @@ class BertTokenizer:
 # Word pieces -----------------------------------------------------------------
 
 
+def display_token(token):
+    """A vocabulary token as it reads in text: `##ing` -> `ing`."""
+    if token.startswith(CONTINUING_SUBWORD_PREFIX) and len(token) > len(CONTINUING_SUBWORD_PREFIX):
+        return token[len(CONTINUING_SUBWORD_PREFIX) :]
+    return token
+
+
 def _tokenized_text(encoding, word_starts=None):
     """A Rust encoding made without special tokens, as a `TokenizedText`.
 
