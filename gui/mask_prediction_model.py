@@ -3,7 +3,7 @@
 from PySide6.QtCore import QAbstractTableModel
 from PySide6.QtCore import Qt
 
-from kbert.inference.results import display_token
+from kbert.tokenizer.bert_tokenizer import display_token
 
 # The probability (a float in [0, 1]) of a row, for `ProbabilityBarDelegate`.
 PROBABILITY_ROLE = Qt.ItemDataRole.UserRole + 1

@@ -10,8 +10,8 @@ from inference_helpers import shared_backbone
 from inference_helpers import make_tokenizer
 from inference_helpers import plant_logits
 from kbert.inference import FillMaskResult
-from kbert.inference.results import display_token
 from kbert.models import BertMaskedLM
+from kbert.tokenizer.bert_tokenizer import display_token
 
 
 @pytest.fixture(scope="module")

@@ -4,7 +4,10 @@ import keras
 import numpy as np
 import pytest
 
+from inference_helpers import make_tokenizer
+from inference_helpers import random_text
 from kbert.pretraining import DynamicMasking, mask_tokens
+from kbert.pretraining.masking import continuation_table
 
 PAD, UNK, CLS, SEP, MASK = 0, 1, 2, 3, 4
 SPECIAL = [PAD, UNK, CLS, SEP, MASK]
@@ -219,3 +222,18 @@ def test_dynamic_masking_serialises():
     assert restored.special_token_ids == SPECIAL
     with pytest.raises(ValueError, match="max_predictions_per_seq"):
         DynamicMasking(VOCABULARY_SIZE, MASK, SPECIAL, max_predictions_per_seq=0)
+
+
+def test_continuation_table_marks_the_pieces_that_continue_a_word(tmp_path):
+    """By id, whole-word masking finds the words `Encoding.word_ids` give."""
+    tokenizer = make_tokenizer(tmp_path)
+    rng = np.random.default_rng(0)
+    texts = [random_text(rng, int(rng.integers(1, 20))) for _ in range(300)]
+    table = continuation_table(tokenizer)
+    continued = 0
+    for encoding in tokenizer.encode_batch(texts):
+        word_ids = encoding.word_ids
+        same_word = (word_ids[1:] == word_ids[:-1]) & (word_ids[1:] >= 0)
+        np.testing.assert_array_equal(table[encoding.token_ids[1:]], same_word)
+        continued += int(same_word.sum())
+    assert continued > 100

@@ -83,13 +83,13 @@ def test_max_context_prefers_the_window_centre(tokenizer):
 
 def test_the_context_is_tokenized_once(tokenizer, monkeypatch):
     calls = []
-    real_encode_batch = tokenizer.encode_batch
+    real_tokenize_texts = tokenizer.tokenize_texts
 
-    def counting_encode_batch(texts, *args, **kwargs):
+    def counting_tokenize_texts(texts, *args, **kwargs):
         calls.append(list(texts))
-        return real_encode_batch(texts, *args, **kwargs)
+        return real_tokenize_texts(texts, *args, **kwargs)
 
-    monkeypatch.setattr(tokenizer, "encode_batch", counting_encode_batch)
+    monkeypatch.setattr(tokenizer, "tokenize_texts", counting_tokenize_texts)
     windows = make_qa_windows(tokenizer, QUESTION, CONTEXT, max_length=24, doc_stride=5)
     assert len(windows) > 5
     assert calls == [[QUESTION, CONTEXT]]

@@ -19,7 +19,6 @@ Examples:
 
 import logging
 import math
-import sys
 from dataclasses import dataclass
 
 import numpy as np
@@ -109,49 +108,32 @@ def make_qa_windows(
     if max_question_length is not None:
         max_question_length = _check_int("max_question_length", max_question_length, minimum=1)
 
-    # No truncation here: windows cover the whole context.
-    question_encoding, context_encoding = tokenizer.encode_batch(
-        [question, context], max_length=sys.maxsize
-    )
-    question_ids = question_encoding.token_ids[1:-1]
-    question_ids = _fit_question(question, question_ids, max_length, max_question_length)
-    context_ids = context_encoding.token_ids[1:-1]
-    context_offsets = context_encoding.offsets[1:-1]
-    num_tokens = len(context_ids)
+    # The context is tokenized whole: the windows cover all of it.
+    question_part, context_part = tokenizer.tokenize_texts([question, context])
+    question_part = _fit_question(question, question_part, max_length, max_question_length)
+    num_tokens = len(context_part)
     if num_tokens == 0:
         return []
 
-    room = max_length - _SPECIAL_TOKENS_PER_WINDOW - len(question_ids)
+    room = max_length - _SPECIAL_TOKENS_PER_WINDOW - len(question_part)
     stride = min(doc_stride, room)
     num_windows = 1 + math.ceil(max(num_tokens - room, 0) / stride)
     starts = np.arange(num_windows) * stride
     ends = np.minimum(starts + room, num_tokens)
     best_window = _max_context_windows(starts, ends, num_tokens)
 
-    prefix_ids = np.concatenate(
-        [[tokenizer.cls_token_id], question_ids, [tokenizer.sep_token_id]]
-    ).astype(np.int32)
-    prefix = len(prefix_ids)
     windows = []
     for index, (start, end) in enumerate(zip(starts.tolist(), ends.tolist())):
-        length = prefix + (end - start) + 1
-        context_slice = slice(prefix, prefix + end - start)
-        token_ids = np.concatenate(
-            [prefix_ids, context_ids[start:end], [tokenizer.sep_token_id]]
-        ).astype(np.int32)
-        segment_ids = np.zeros(length, dtype=np.int32)
-        segment_ids[prefix:] = 1
-        offsets = np.zeros((length, 2), dtype=np.int32)
-        offsets[context_slice] = context_offsets[start:end]
-        context_mask = np.zeros(length, dtype=bool)
-        context_mask[context_slice] = True
-        max_context = np.zeros(length, dtype=bool)
-        max_context[context_slice] = best_window[start:end] == index
+        # Every window fits max_length, so packing truncates nothing.
+        encoding = tokenizer.pack(question_part, context_part[start:end], max_length=max_length)
+        context_mask = encoding.sequence_ids == 1
+        max_context = np.zeros(len(encoding), dtype=bool)
+        max_context[context_mask] = best_window[start:end] == index
         windows.append(
             QAWindow(
-                token_ids=token_ids,
-                segment_ids=segment_ids,
-                offsets=offsets,
+                token_ids=encoding.token_ids,
+                segment_ids=encoding.segment_ids,
+                offsets=np.where(context_mask[:, None], encoding.offsets, 0),
                 context_mask=context_mask,
                 max_context=max_context,
                 window_index=index,
@@ -242,29 +224,29 @@ def token_span_to_char_span(window, start, end):
     return int(window.offsets[start, 0]), int(window.offsets[end, 1])
 
 
-def _fit_question(question, question_ids, max_length, max_question_length):
+def _fit_question(question, question_part, max_length, max_question_length):
     """Checks the question's length; truncates it to `max_question_length`."""
-    if len(question_ids) == 0:
+    if len(question_part) == 0:
         raise ValueError(
             f"`question` must contain at least one token. Received: question={question!r}"
         )
     room = max_length - _SPECIAL_TOKENS_PER_WINDOW - 1
-    if len(question_ids) > room and (max_question_length is None or max_question_length > room):
+    if len(question_part) > room and (max_question_length is None or max_question_length > room):
         raise ValueError(
-            f"The question has {len(question_ids)} tokens, but max_length={max_length} "
+            f"The question has {len(question_part)} tokens, but max_length={max_length} "
             f"leaves room for at most {room} question tokens besides [CLS], two [SEP] "
             "and one context token. Shorten the question or raise `max_length`. "
             f"Received: question={question!r}"
         )
-    if max_question_length is not None and len(question_ids) > max_question_length:
+    if max_question_length is not None and len(question_part) > max_question_length:
         logger.warning(
             "The question has %d tokens; it is truncated to max_question_length=%d: %r",
-            len(question_ids),
+            len(question_part),
             max_question_length,
             question,
         )
-        question_ids = question_ids[:max_question_length]
-    return question_ids
+        question_part = question_part[:max_question_length]
+    return question_part
 
 
 def _max_context_windows(starts, ends, num_tokens):

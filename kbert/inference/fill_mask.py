@@ -22,11 +22,11 @@ from kbert.inference.model_io import softmax
 from kbert.inference.results import FillMaskResult
 from kbert.inference.results import MaskFill
 from kbert.inference.results import MaskPrediction
-from kbert.inference.results import display_token
 from kbert.inference.results import substitute_spans
 from kbert.preprocessing.length_buckets import power_of_two_bucket
 from kbert.preprocessing.text_encoding import as_text_list
 from kbert.preprocessing.text_encoding import encode_texts
+from kbert.tokenizer.bert_tokenizer import display_token
 
 
 def fill_mask(

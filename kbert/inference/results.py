@@ -9,6 +9,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from kbert.tokenizer.bert_tokenizer import display_token
+
 
 @dataclass(frozen=True)
 class MaskPrediction:
@@ -178,11 +180,6 @@ class TokenEmbeddings:
     offsets: tuple
     sequence_ids: tuple
     vectors: np.ndarray
-
-
-def display_token(token):
-    """A vocabulary token as it reads in text: `##ing` -> `ing`."""
-    return token[2:] if token.startswith("##") and len(token) > 2 else token
 
 
 def substitute_spans(text, spans, replacements):

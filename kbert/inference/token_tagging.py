@@ -2,8 +2,8 @@
 
 Labels are predicted per word from the probabilities of the word's first sub-word
 (the token trained with the word's label, the rest being ignored in training), or
-from the mean over its sub-words. Words are the tokenizer's words: text split at
-whitespace, punctuation and CJK characters, the `##` pieces continuing a word.
+from the mean over its sub-words. Words are the tokenizer's words (`Encoding.word_ids`):
+text split at whitespace, punctuation and CJK characters.
 Word labels are decoded into entities as seqeval's default mode does
 (`kbert.metrics.extract_entities`), so BIO/IOB2, IOB1 and BIOES tags all work and
 `kbert tag` finds exactly the entities `entity_scores` counts.
@@ -21,7 +21,6 @@ from kbert.inference.results import EntitySpan
 from kbert.metrics import extract_entities
 from kbert.preprocessing.text_encoding import as_text_list
 from kbert.preprocessing.text_encoding import encode_texts
-from kbert.tokenizer.bert_tokenizer import CONTINUING_SUBWORD_PREFIX
 
 AGGREGATIONS = ("first", "average")
 
@@ -89,9 +88,8 @@ def _entities(text, encoding, probabilities, label_names, aggregation):
     token_indices = np.flatnonzero(encoding.sequence_ids == 0)
     if len(token_indices) == 0:
         return []
-    tokens = np.array([encoding.tokens[index] for index in token_indices], dtype=str)
-    starts_word = ~np.char.startswith(tokens, CONTINUING_SUBWORD_PREFIX)
-    starts_word[0] = True
+    word_ids = encoding.word_ids[token_indices]
+    starts_word = np.concatenate([[True], word_ids[1:] != word_ids[:-1]])
     word_starts = np.flatnonzero(starts_word)  # into token_indices
     word_ends = np.append(word_starts[1:], len(token_indices))  # exclusive
     token_probabilities = probabilities[token_indices]

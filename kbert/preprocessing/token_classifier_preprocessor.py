@@ -20,10 +20,10 @@ OUTSIDE_TAG = "O"
 class TokenClassifierPreprocessor(BertPreprocessor):
     """One tag per word: the first sub-word of a word carries it, the others are ignored.
 
-    The words of an example are joined with single spaces and tokenized once; character
-    offsets tell which sub-words belong to which word. The first sub-word of each word
-    is labelled with the word's tag and every other token with -100 (ignored by the
-    loss), as in BERT's named-entity experiments.
+    Each word is tokenized as a word of a text (`BertTokenizer.tokenize_words`), so the
+    word ids of the packed row tell which sub-words belong to which given word. The first
+    sub-word of each word is labelled with the word's tag and every other token with -100
+    (ignored by the loss), as in BERT's named-entity experiments.
 
     Inputs (`x`): a list of examples, each a list of words (as CoNLL files hold them) or
     a string, split on white space. Labels (`y`): for each example, one tag per word
@@ -79,24 +79,18 @@ class TokenClassifierPreprocessor(BertPreprocessor):
             sources: optional descriptions of the examples for warnings ("line 12").
         """
         examples = self.parse(x)["words"]
-        texts, word_starts = [], []
-        for words in examples:
-            lengths = np.array([len(word) for word in words], dtype=np.int64)
-            # Word i starts after the previous words and one space after each.
-            word_starts.append(np.concatenate([[0], np.cumsum(lengths + 1)[:-1]]))
-            texts.append(" ".join(words))
-        encodings = self.tokenizer.encode_batch(texts, max_length=self.sequence_length)
+        encodings = [
+            self.tokenizer.pack(part, max_length=self.sequence_length)
+            for part in self.tokenizer.tokenize_words(examples)
+        ]
         tags = None if y is None else self._tag_ids(y, examples)
         labels, word_positions = [], []
-        for index, (words, starts, encoding) in enumerate(zip(examples, word_starts, encodings)):
-            in_text = encoding.sequence_ids == 0
-            word_of_token = np.where(
-                in_text, np.searchsorted(starts, encoding.offsets[:, 0], side="right") - 1, -1
-            )
-            previous = np.concatenate([[-1], word_of_token[:-1]])
-            first_pieces = np.flatnonzero(in_text & (word_of_token != previous))
+        for index, (words, encoding) in enumerate(zip(examples, encodings)):
+            word_ids = encoding.word_ids  # -1 on [CLS] and [SEP]
+            previous = np.concatenate([[-1], word_ids[:-1]])
+            first_pieces = np.flatnonzero((word_ids >= 0) & (word_ids != previous))
             positions = np.full(len(words), -1, dtype=np.int64)
-            positions[word_of_token[first_pieces]] = first_pieces
+            positions[word_ids[first_pieces]] = first_pieces
             word_positions.append(positions)
             if encoding.truncated:
                 logger.warning(

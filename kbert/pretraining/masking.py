@@ -24,6 +24,7 @@ import re
 import numpy as np
 
 from kbert.pretraining.argument_checks import check_fraction, check_integer
+from kbert.tokenizer.bert_tokenizer import CONTINUING_SUBWORD_PREFIX
 
 # 80% [MASK], 10% random token, 10% unchanged: thresholds on one uniform draw.
 MASK_TOKEN_FRACTION = 0.8
@@ -246,5 +247,14 @@ def special_token_ids_of(tokenizer):
 
 
 def continuation_table(tokenizer):
-    """A bool array `(vocabulary_size,)`, True on `##` pieces (for whole-word masking)."""
-    return np.array([token.startswith("##") for token in tokenizer.vocabulary], dtype=bool)
+    """A bool array `(vocabulary_size,)`, True on `##` pieces (for whole-word masking).
+
+    Pretraining data hold token ids only, so a word's pieces are found by id. WordPiece
+    starts every piece after a word's first with `##`, and a word never starts with one
+    (`#` is punctuation, a word of its own), so this marks exactly the pieces whose
+    `Encoding.word_ids` repeat the previous piece's.
+    """
+    return np.array(
+        [token.startswith(CONTINUING_SUBWORD_PREFIX) for token in tokenizer.vocabulary],
+        dtype=bool,
+    )

@@ -3,7 +3,6 @@
 import logging
 import pathlib
 import shutil
-import sys
 import tempfile
 
 import numpy as np
@@ -160,9 +159,7 @@ class _CorpusWriter:
             self.pending_documents = []
             return
         tokens_file, sentence_file, document_file = self.files
-        # encode_batch packs "[CLS] sentence [SEP]"; no sentence may be cut short.
-        encodings = self.tokenizer.encode_batch(self.pending_sentences, max_length=sys.maxsize)
-        pieces = [encoding.token_ids[1:-1] for encoding in encodings]
+        pieces = [part.token_ids for part in self.tokenizer.tokenize_texts(self.pending_sentences)]
         lengths = np.array([len(piece) for piece in pieces], dtype=np.int64)
         kept = lengths > 0
         if kept.any():

@@ -2,5 +2,6 @@
 
 from kbert.tokenizer.bert_tokenizer import BertTokenizer
 from kbert.tokenizer.encoding import Encoding
+from kbert.tokenizer.tokenized_text import TokenizedText
 
-__all__ = ["BertTokenizer", "Encoding"]
+__all__ = ["BertTokenizer", "Encoding", "TokenizedText"]

@@ -3,7 +3,8 @@
 Normalisation, pre-tokenisation and WordPiece run in Hugging Face's Rust
 `tokenizers` library (fast, parallel over a batch, exact offsets through
 lower-casing and accent stripping). Truncation and packing into
-`[CLS] a [SEP] b [SEP]` happen here, so strategies and errors are ours.
+`[CLS] a [SEP] b [SEP]` happen in kbert (`Packer`), so strategies and errors
+are ours.
 """
 
 import io
@@ -22,15 +23,16 @@ from tokenizers import pre_tokenizers
 from kbert.files.atomic_write import write_text_atomically
 from kbert.files.bounded_reader import read_bytes
 from kbert.files.bounded_reader import read_json
-from kbert.tokenizer.encoding import Encoding
+from kbert.tokenizer.packer import Packer
+from kbert.tokenizer.packer import check_max_length
+from kbert.tokenizer.packer import check_packing
+from kbert.tokenizer.tokenized_text import TokenizedText
 
 logger = logging.getLogger("kbert.tokenizer")
 
 VOCABULARY_FILENAME = "vocab.txt"
 CONFIG_FILENAME = "tokenizer_config.json"
 HUGGINGFACE_FILENAME = "tokenizer.json"
-
-TRUNCATION_STRATEGIES = ("longest_first", "only_second")
 
 # As in google-research/bert: a "word" longer than this becomes one [UNK]
 # rather than being split into pieces.
@@ -111,7 +113,7 @@ class BertTokenizer:
         if strip_accents is not None:
             _check_bool("strip_accents", strip_accents)
         _check_bool("tokenize_chinese_chars", tokenize_chinese_chars)
-        _check_max_length(max_length, minimum=2, reason="([CLS] a [SEP])")
+        check_max_length(max_length, minimum=2, reason="([CLS] a [SEP])")
 
         self.lowercase = lowercase
         self.strip_accents = strip_accents
@@ -153,6 +155,13 @@ class BertTokenizer:
             for argument in _SPECIAL_TOKEN_ARGUMENTS
         )
         self._tokenizer = self._build_rust_tokenizer()
+        self._packer = Packer(
+            self.cls_token,
+            self.cls_token_id,
+            self.sep_token,
+            self.sep_token_id,
+            self.pad_token_id,
+        )
 
     def _build_rust_tokenizer(self):
         tokenizer = tokenizers.Tokenizer(
@@ -524,71 +533,104 @@ class BertTokenizer:
                     "`pairs` must have one text per entry of `texts`. Received: "
                     f"len(texts)={len(texts)}, len(pairs)={len(pairs)}"
                 )
-        if truncation not in TRUNCATION_STRATEGIES:
-            raise ValueError(
-                f"`truncation` must be one of {list(TRUNCATION_STRATEGIES)}. "
-                f"Received: truncation={truncation!r}"
-            )
         if max_length is None:
             max_length = self.max_length
+        check_packing(max_length, truncation, is_pair=pairs is not None)
+        parts = self._tokenized(texts + (pairs or []))
         if pairs is None:
-            _check_max_length(
-                max_length, minimum=2, reason="for a single text ([CLS] a [SEP])"
-            )
-        else:
-            _check_max_length(
-                max_length, minimum=3, reason="for a pair ([CLS] a [SEP] b [SEP])"
-            )
-
-        pieces = self._tokenizer.encode_batch(
-            texts + (pairs or []), add_special_tokens=False
-        )
-        if pairs is None:
-            return [
-                self._pack(first, None, max_length, truncation) for first in pieces
-            ]
+            return [self._packer.pack(first, None, max_length, truncation) for first in parts]
         return [
-            self._pack(first, second, max_length, truncation)
-            for first, second in zip(pieces[: len(texts)], pieces[len(texts) :])
+            self._packer.pack(first, second, max_length, truncation)
+            for first, second in zip(parts[: len(texts)], parts[len(texts) :])
         ]
 
-    def _pack(self, first, second, max_length, truncation):
-        """Truncates the Rust encodings of the parts and packs them."""
-        first_length = len(first.ids)
-        second_length = 0 if second is None else len(second.ids)
-        keep_first, keep_second = _truncated_lengths(
-            first_length, second_length, second is not None, max_length, truncation
-        )
-        parts = [(first, keep_first, 0)]
-        if second is not None:
-            parts.append((second, keep_second, 1))
+    def tokenize_texts(self, texts):
+        """Splits texts into word pieces with offsets and word ids, for `pack()`.
 
-        special = np.array([-1], dtype=np.int32)
-        token_ids = [np.array([self.cls_token_id], dtype=np.int32)]
-        segment_ids = [np.zeros(1, dtype=np.int32)]
-        offsets = [np.zeros((1, 2), dtype=np.int32)]
-        sequence_ids = [special]
-        tokens = [self.cls_token]
-        for part, keep, segment in parts:
-            token_ids.append(np.asarray(part.ids[:keep], dtype=np.int32))
-            token_ids.append(np.array([self.sep_token_id], dtype=np.int32))
-            segment_ids.append(np.full(keep + 1, segment, dtype=np.int32))
-            offsets.append(
-                np.asarray(part.offsets[:keep], dtype=np.int32).reshape(keep, 2)
+        Word-piece splitting of the whole batch runs in parallel in Rust.
+
+        Args:
+            texts: a list of strings.
+
+        Returns:
+            A list of `TokenizedText`, one per text, without `[CLS]`/`[SEP]`.
+
+        Examples:
+
+        >>> question, context = tokenizer.tokenize_texts(["Who sat?", "The cat sat."])
+        >>> tokenizer.pack(question, context[:2]).tokens
+        ['[CLS]', 'who', 'sat', '?', '[SEP]', 'the', 'cat', '[SEP]']
+        """
+        return self._tokenized(_check_texts("texts", texts))
+
+    def tokenize_words(self, examples):
+        """Splits texts given as words (as CoNLL files hold them) into word pieces.
+
+        As transformers' `is_split_into_words=True`: each given word is
+        tokenized as BERT tokenizes a word of a text (one given word may become
+        several of BERT's words, such as `"don't"`), and `word_ids` are the
+        indices of the given words. Offsets point into the words joined with
+        single spaces.
+
+        Args:
+            examples: a list of examples, each a list of word strings.
+
+        Returns:
+            A list of `TokenizedText`, one per example.
+
+        Examples:
+
+        >>> (part,) = tokenizer.tokenize_words([["Ada", "sat."]])
+        >>> part.tokens, part.word_ids.tolist()
+        (['ada', 'sat', '.'], [0, 1, 1])
+        """
+        if isinstance(examples, (str, bytes)) or not hasattr(examples, "__iter__"):
+            raise ValueError(
+                "`examples` must be a list of examples, each a list of words. "
+                f"Received: examples of type {type(examples).__name__}"
             )
-            offsets.append(np.zeros((1, 2), dtype=np.int32))
-            sequence_ids.append(np.full(keep, segment, dtype=np.int32))
-            sequence_ids.append(special)
-            tokens.extend(part.tokens[:keep])
-            tokens.append(self.sep_token)
-        return Encoding(
-            token_ids=np.concatenate(token_ids),
-            segment_ids=np.concatenate(segment_ids),
-            offsets=np.concatenate(offsets),
-            sequence_ids=np.concatenate(sequence_ids),
-            tokens=tokens,
-            truncated=keep_first + keep_second < first_length + second_length,
+        examples = [_check_texts(f"examples[{index}]", words) for index, words in enumerate(examples)]
+        encodings = self._tokenizer.encode_batch(
+            examples, is_pretokenized=True, add_special_tokens=False
         )
+        parts = []
+        for words, encoding in zip(examples, encodings):
+            # Word i starts after the previous words and one space after each.
+            lengths = np.array([len(word) for word in words], dtype=np.int32)
+            word_starts = np.concatenate([[0], np.cumsum(lengths + 1)[:-1]]).astype(np.int32)
+            parts.append(_tokenized_text(encoding, word_starts))
+        return parts
+
+    def pack(self, first, second=None, max_length=None, truncation="longest_first"):
+        """Truncates and packs tokenized texts: `[CLS] first [SEP] second [SEP]`.
+
+        `encode()` is `tokenize_texts()` then `pack()`; pack parts yourself to
+        cut or combine them first (windows over a long context, a shortened
+        question). Token rows keep their offsets and word ids.
+
+        Args:
+            first: a `TokenizedText`.
+            second: `None`, or the `TokenizedText` of the pair text.
+            max_length: as in `encode()`.
+            truncation: as in `encode()`.
+
+        Returns:
+            An `Encoding`.
+
+        Examples:
+
+        >>> (part,) = tokenizer.tokenize_texts(["The cats sat."])
+        >>> encoding = tokenizer.pack(part, max_length=5)
+        >>> encoding.tokens, encoding.word_ids.tolist()
+        (['[CLS]', 'the', 'cat', '##s', '[SEP]'], [-1, 0, 1, 1, -1])
+        """
+        if max_length is None:
+            max_length = self.max_length
+        return self._packer.pack(first, second, max_length, truncation)
+
+    def _tokenized(self, texts):
+        encodings = self._tokenizer.encode_batch(texts, add_special_tokens=False)
+        return [_tokenized_text(encoding) for encoding in encodings]
 
     def pad(self, encodings, sequence_length=None):
         """Pads encodings into dense `(B, sequence_length)` arrays.
@@ -610,42 +652,7 @@ class BertTokenizer:
         >>> batch["padding_mask"].tolist()
         [[True, True, True, False, False], [True, True, True, True, True]]
         """
-        encodings = list(encodings)
-        lengths = [len(encoding) for encoding in encodings]
-        if sequence_length is None:
-            sequence_length = max(lengths, default=0)
-        elif (
-            isinstance(sequence_length, bool)
-            or not isinstance(sequence_length, (int, np.integer))
-            or sequence_length < 0
-        ):
-            raise ValueError(
-                "`sequence_length` must be None or a non-negative integer. "
-                f"Received: sequence_length={sequence_length!r}"
-            )
-        batch_size = len(encodings)
-        token_ids = np.full(
-            (batch_size, sequence_length), self.pad_token_id, dtype=np.int32
-        )
-        segment_ids = np.zeros((batch_size, sequence_length), dtype=np.int32)
-        for row, (encoding, length) in enumerate(zip(encodings, lengths)):
-            if length > sequence_length:
-                raise ValueError(
-                    f"Encoding {row} has {length} tokens, more than "
-                    f"`sequence_length`. Encode with max_length={sequence_length} "
-                    "to truncate it. "
-                    f"Received: sequence_length={sequence_length}"
-                )
-            token_ids[row, :length] = encoding.token_ids
-            segment_ids[row, :length] = encoding.segment_ids
-        padding_mask = np.arange(sequence_length)[None, :] < np.asarray(
-            lengths, dtype=np.int64
-        ).reshape(batch_size, 1)
-        return {
-            "token_ids": token_ids,
-            "segment_ids": segment_ids,
-            "padding_mask": padding_mask,
-        }
+        return self._packer.pad(encodings, sequence_length)
 
     def __call__(
         self, texts, pairs=None, sequence_length=None, truncation="longest_first"
@@ -742,44 +749,32 @@ class BertTokenizer:
         )
 
 
-# Truncation --------------------------------------------------------------------
+# Word pieces -----------------------------------------------------------------
 
 
-def _truncated_lengths(first_length, second_length, is_pair, max_length, truncation):
-    """How many tokens of each part survive truncation to `max_length`."""
-    budget = max_length - (3 if is_pair else 2)
-    if first_length + second_length <= budget:
-        return first_length, second_length
-    if not is_pair:
-        if truncation == "only_second":
-            raise ValueError(
-                "truncation='only_second' needs a pair text to truncate, but "
-                f"the single text has {first_length} tokens and "
-                f"max_length={max_length} leaves room for {budget}. Use "
-                "truncation='longest_first' for single texts."
-            )
-        return budget, 0
-    if truncation == "only_second":
-        # As in the Rust tokenizers library, the pair text may be shortened
-        # but not removed entirely: at least one of its tokens must remain.
-        if first_length >= budget:
-            raise ValueError(
-                "truncation='only_second' cannot fit the first text: it has "
-                f"{first_length} tokens, but max_length={max_length} leaves "
-                f"room for {budget} tokens besides [CLS] and two [SEP], and at "
-                "least one token of the pair text must remain. Raise "
-                "`max_length` or use truncation='longest_first'. "
-                f"Received: max_length={max_length}"
-            )
-        return first_length, budget - first_length
-    # longest_first, as the Rust tokenizers library computes it (transformers'
-    # fast tokenizers): the shorter part keeps up to half the budget, the
-    # longer part the rest; on a tie the pair text counts as the longer one.
-    shorter_keep = min(first_length, second_length, budget // 2)
-    longer_keep = budget - shorter_keep
-    if first_length > second_length:
-        return longer_keep, shorter_keep
-    return shorter_keep, longer_keep
+def display_token(token):
+    """A vocabulary token as it reads in text: `##ing` -> `ing`."""
+    if token.startswith(CONTINUING_SUBWORD_PREFIX) and len(token) > len(CONTINUING_SUBWORD_PREFIX):
+        return token[len(CONTINUING_SUBWORD_PREFIX) :]
+    return token
+
+
+def _tokenized_text(encoding, word_starts=None):
+    """A Rust encoding made without special tokens, as a `TokenizedText`.
+
+    `word_starts`: for pre-split words, where each word starts in the words
+    joined with spaces; Rust's offsets are then within each word.
+    """
+    offsets = np.asarray(encoding.offsets, dtype=np.int32).reshape(-1, 2)
+    word_ids = np.asarray(encoding.word_ids, dtype=np.int32)
+    if word_starts is not None:
+        offsets = offsets + word_starts[word_ids][:, None]
+    return TokenizedText(
+        token_ids=np.asarray(encoding.ids, dtype=np.int32),
+        offsets=offsets,
+        word_ids=word_ids,
+        tokens=encoding.tokens,
+    )
 
 
 # Validation --------------------------------------------------------------------
@@ -788,18 +783,6 @@ def _truncated_lengths(first_length, second_length, is_pair, max_length, truncat
 def _check_bool(name, value):
     if not isinstance(value, bool):
         raise ValueError(f"`{name}` must be True or False. Received: {name}={value!r}")
-
-
-def _check_max_length(max_length, minimum, reason):
-    if (
-        isinstance(max_length, bool)
-        or not isinstance(max_length, (int, np.integer))
-        or max_length < minimum
-    ):
-        raise ValueError(
-            f"`max_length` must be an integer >= {minimum} {reason}. "
-            f"Received: max_length={max_length!r}"
-        )
 
 
 def _check_text(name, text):

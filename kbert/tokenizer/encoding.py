@@ -26,6 +26,10 @@ class Encoding:
             text, 1 for tokens of the pair text, -1 for the added `[CLS]` and
             `[SEP]` tokens. A special token typed literally in the text (such
             as `"[MASK]"`) belongs to its text and keeps its real offsets.
+        word_ids: int32 array of shape `(L,)`; for each token of a text, the
+            index of its word within that text (counted from 0 in each text,
+            as transformers' `word_ids()`), -1 for the added `[CLS]` and
+            `[SEP]`. See `TokenizedText.word_ids` for what a word is.
         tokens: the `L` token strings.
         truncated: whether truncation removed tokens to fit `max_length`.
 
@@ -36,17 +40,29 @@ class Encoding:
     ['[CLS]', 'the', 'cat', 'sat', '.', '[SEP]']
     >>> encoding.offsets[1].tolist()
     [0, 3]
+    >>> tokenizer.encode("The cats sat.").word_ids.tolist()
+    [-1, 0, 1, 1, 2, 3, -1]
     """
 
     token_ids: np.ndarray
     segment_ids: np.ndarray
     offsets: np.ndarray
     sequence_ids: np.ndarray
+    word_ids: np.ndarray
     tokens: list
     truncated: bool
 
     def __len__(self):
         return len(self.token_ids)
+
+    @property
+    def special_tokens_mask(self):
+        """A bool array `(L,)`, True on the `[CLS]` and `[SEP]` added by packing.
+
+        As transformers' `return_special_tokens_mask=True`: a special token
+        typed in the text (such as `"[MASK]"`) is part of the text, not added.
+        """
+        return self.sequence_ids < 0
 
     def __eq__(self, other):
         # The generated __eq__ would compare arrays with `==`, whose truth
