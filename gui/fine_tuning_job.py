@@ -8,8 +8,12 @@ import gc
 import logging
 import pathlib
 import threading
-import time
 
+from kbert.training.progress_events import EpochFinished
+from kbert.training.progress_events import ProgressEvents
+from kbert.training.progress_events import TrainingStarted
+from kbert_gui.fine_tuning_events import LogLine
+from kbert_gui.fine_tuning_events import ProbePredicted
 from kbert_gui.worker import describe_error
 
 # Continued masked-LM pretraining (`kbert.pretraining.ContinuedPretraining`); the other
@@ -25,22 +29,12 @@ class FineTuningJob:
     reports its progress through a `Worker`.
 
     Call it with the worker (`context.run_training(job)` does): it builds the run,
-    trains, and returns the `FineTuningResult` (or `PretrainingResult`). The job is
-    its own progress listener: it implements `kbert.tasks.FineTuningCallback`'s
-    methods (duck-typed, so that importing this module does not import Keras) and
-    turns every call into `worker.report(event)`, which reaches the UI thread as the
-    worker's `progress` signal. Events are dicts with a "kind":
-
-    - "log": `message`, `level` (the job's own lines, and every `kbert` log record
-      made on the training thread while the job runs);
-    - "train_begin": `total_steps`, `time`;
-    - "step": `step`, `epoch`, `loss`, `metric` (pretraining: the running MLM
-      accuracy; else None), `time` (`time.perf_counter()` when the batch ended);
-    - "epoch_end": `epoch`, `step`, `logs` (as `on_epoch_end` got them), `metric`
-      (the task's metric name) and `value` (None without evaluation data);
-    - "probe": `epoch` (None after pretraining), `probe` (the inputs), `result` (what
-      the model's `classify`/`tag`/`answer`/`fill_mask` returned) or `error`;
-    - "train_end": `result`.
+    trains, and returns the `FineTuningResult` (or `PretrainingResult`). Every progress
+    event reaches the UI thread through `worker.report(event)` (the worker's `progress`
+    signal), typed: kbert's `TrainingStarted`, `StepFinished`, `EpochFinished` and
+    `TrainingFinished` (`kbert.training.progress_events`), and the app's `LogLine` (the
+    job's own lines, and every `kbert` log record of the training thread while the job
+    runs) and `ProbePredicted` (`kbert_gui.fine_tuning_events`).
 
     The probe is predicted at every epoch end with the model being trained
     (`FineTuner.model`), on the training thread, so the model is never used by two
@@ -92,8 +86,6 @@ class FineTuningJob:
         self._lock = threading.Lock()
         self._worker = None
         self._tuner = None
-        self._metric = None
-        self._step = 0
         self._collector_was_enabled = True
 
     def set_probe(self, probe):
@@ -143,7 +135,6 @@ class FineTuningJob:
 
         config = FineTuningConfig(**self.settings)
         task = make_task(self.task_name, **self.columns)
-        self._metric = task.metric
         preset = self._preset()
         self._log(
             f"{'Resuming' if self.resume else 'Fine-tuning'} {preset} for {self.task_name} in {self.output_dir}."
@@ -153,7 +144,7 @@ class FineTuningJob:
             preset,
             self.output_dir,
             config,
-            callbacks=[self],
+            callbacks=[ProgressEvents(self._on_progress)],
             cancellation=worker.cancellation,
         )
         return self._tuner.run(self.train_path, self.evaluation_path, resume=self.resume)
@@ -164,10 +155,13 @@ class FineTuningJob:
         from kbert.pretraining import ContinuedPretraining
 
         preset = self._preset()
-        self._metric = "mlm_accuracy"
         self._log(f"{'Resuming' if self.resume else 'Continuing'} the pretraining of {preset}.")
         run = ContinuedPretraining(
-            preset, self.output_dir, self.settings, callbacks=[self], cancellation=worker.cancellation
+            preset,
+            self.output_dir,
+            self.settings,
+            callbacks=[ProgressEvents(self._on_progress)],
+            cancellation=worker.cancellation,
         )
         result = run.run(self.train_path, self.evaluation_path, resume=self.resume)
         if result.cancelled and result.global_step == 0 and not result.checkpoint_path.is_file():
@@ -177,38 +171,17 @@ class FineTuningJob:
             self._report_probe(None, lambda: _masked_lm(result.preset_path))
         return result
 
-    # --- The FineTuningCallback protocol (on the training thread) ----------------------
+    # --- Progress (on the training thread) --------------------------------------------
 
-    def on_train_begin(self, total_steps):
-        self._resume_collector()
-        self._report("train_begin", total_steps=total_steps, time=time.perf_counter())
-
-    def on_step(self, step, logs):
-        self._step = step
-        self._report(
-            "step",
-            step=step,
-            epoch=logs.get("epoch"),
-            loss=logs.get("loss"),
-            metric=logs.get("mlm_accuracy"),
-            time=time.perf_counter(),
-        )
-
-    def on_epoch_end(self, epoch, logs):
-        self._report(
-            "epoch_end",
-            epoch=epoch,
-            step=self._step,
-            logs=dict(logs),
-            metric=self._metric,
-            value=logs.get(self._metric),
-        )
-        model = self._tuner.model if self._tuner is not None else None
-        if model is not None:
-            self._report_probe(epoch, lambda: model)
-
-    def on_train_end(self, result):
-        self._report("train_end", result=result)
+    def _on_progress(self, event):
+        """Every kbert progress event of the run: on to the UI, and the probe per epoch."""
+        if isinstance(event, TrainingStarted):
+            self._resume_collector()
+        self._worker.report(event)
+        if isinstance(event, EpochFinished):
+            model = self._tuner.model if self._tuner is not None else None
+            if model is not None:
+                self._report_probe(event.epoch, lambda: model)
 
     def _resume_collector(self):
         global _COLLECTOR_FROZEN
@@ -220,11 +193,8 @@ class FineTuningJob:
 
     # --- Reporting ---------------------------------------------------------------------
 
-    def _report(self, kind, **values):
-        self._worker.report({"kind": kind, **values})
-
     def _log(self, message, level="INFO"):
-        self._report("log", message=message, level=level)
+        self._worker.report(LogLine(message, level))
 
     def _report_probe(self, epoch, get_model):
         probe = self.probe()
@@ -233,11 +203,9 @@ class FineTuningJob:
         try:
             result = predict_probe(get_model(), self.task_name, probe)
         except Exception as error:  # a bad probe must not stop the training
-            self._report(
-                "probe", epoch=epoch, probe=probe, result=None, error=describe_error(error)
-            )
+            self._worker.report(ProbePredicted(epoch, probe, None, describe_error(error)))
         else:
-            self._report("probe", epoch=epoch, probe=probe, result=result, error=None)
+            self._worker.report(ProbePredicted(epoch, probe, result, None))
 
 
 def predict_probe(model, task_name, probe):
@@ -275,4 +243,4 @@ class _ForwardingLogHandler(logging.Handler):
         except Exception:
             self.handleError(record)
             return
-        self._worker.report({"kind": "log", "message": message, "level": record.levelname})
+        self._worker.report(LogLine(message, record.levelname))

@@ -9,7 +9,15 @@ from PySide6.QtCore import Slot
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QListWidgetItem
 
+from kbert.tasks.task_specs import TASK_SPECS
+from kbert.training.progress_events import EpochFinished
+from kbert.training.progress_events import StepFinished
+from kbert.training.progress_events import TrainingFinished
+from kbert.training.progress_events import TrainingStarted
+from kbert.training.run_state import CHECKPOINT_FILE
 from kbert_gui.eta_estimator import EtaEstimator
+from kbert_gui.fine_tuning_events import LogLine
+from kbert_gui.fine_tuning_events import ProbePredicted
 from kbert_gui.fine_tuning_format import cancelled_line
 from kbert_gui.fine_tuning_format import epoch_line
 from kbert_gui.fine_tuning_format import eta_text
@@ -23,9 +31,6 @@ from kbert_gui.fine_tuning_job import FineTuningJob
 from kbert_gui.fine_tuning_tasks import TASKS
 from kbert_gui.training_data_preview import DATA_KINDS
 
-# The training checkpoint `FineTuner` and `PretrainingLoop` write in their output folder
-# (`kbert.tasks.fine_tuner.CHECKPOINT_FILE`; importing it here would load Keras).
-CHECKPOINT_FILE = "training_checkpoint.h5"
 
 
 class FineTuningRunController(QObject):
@@ -186,28 +191,26 @@ class FineTuningRunController(QObject):
 
     @Slot(object)
     def _on_event(self, event):
-        # The one place that reads the job's events (dicts, see `FineTuningJob`).
-        kind = event["kind"]
-        if kind == "step":
+        # The one place that reads the job's events (typed: see `FineTuningJob`).
+        if isinstance(event, StepFinished):
             self._show_step(
-                event["step"],
-                event["time"],
-                loss=event.get("loss"),
-                metric=event.get("metric"),
-                epoch=event.get("epoch"),
+                event.step,
+                event.time,
+                loss=event.loss,
+                metric=event.logs.get("mlm_accuracy"),
+                epoch=event.epoch,
             )
-        elif kind == "epoch_end":
-            self._show_epoch(
-                event["epoch"], event["step"], event["logs"], event["metric"], event["value"]
-            )
-        elif kind == "probe":
-            self._show_probe(event["epoch"], event["result"], event["error"])
-        elif kind == "log":
-            self._append_log(log_line(event["message"], event.get("level", "INFO")))
-        elif kind == "train_begin":
-            self._show_train_begin(event["total_steps"])
-        elif kind == "train_end":
-            self.result = event["result"]
+        elif isinstance(event, EpochFinished):
+            metric = TASK_SPECS[self.job.task_name].metric
+            self._show_epoch(event.epoch, event.step, event.logs, metric, event.logs.get(metric))
+        elif isinstance(event, ProbePredicted):
+            self._show_probe(event.epoch, event.result, event.error)
+        elif isinstance(event, LogLine):
+            self._append_log(log_line(event.message, event.level))
+        elif isinstance(event, TrainingStarted):
+            self._show_train_begin(event.total_steps)
+        elif isinstance(event, TrainingFinished):
+            self.result = event.result
         self.training_event.emit(event)
 
     def _show_train_begin(self, total_steps):

@@ -21,14 +21,17 @@ from test_finetune_acceptance import FILLER
 from test_finetune_acceptance import classification_examples
 from test_finetune_acceptance import make_tiny_preset
 
-from kbert_gui.data_preview_model import ERROR_BACKGROUND
+from kbert.training.progress_events import EpochFinished
+from kbert.training.progress_events import StepFinished
 from kbert_gui.data_preview_model import DataPreviewModel
+from kbert_gui.data_preview_model import ERROR_BACKGROUND
 from kbert_gui.eta_estimator import EtaEstimator
 from kbert_gui.eta_estimator import format_duration
 from kbert_gui.evaluation_table_model import EvaluationTableModel
+from kbert_gui.fine_tuning_events import ProbePredicted
 from kbert_gui.fine_tuning_tab import CHECKPOINT_FILE
-from kbert_gui.fine_tuning_tab import TASKS
 from kbert_gui.fine_tuning_tab import FineTuningTab
+from kbert_gui.fine_tuning_tab import TASKS
 
 SMALL_MODEL = dict(
     hidden_size=32, num_layers=1, num_heads=2, intermediate_size=48, max_positions=32
@@ -101,7 +104,7 @@ def click_and_wait_for_end(tab, qtbot, button):
 
 
 def events_of(events, kind):
-    return [event for event in events if event["kind"] == kind]
+    return [event for event in events if isinstance(event, kind)]
 
 
 # --- Item models and helpers ------------------------------------------------------------
@@ -251,20 +254,20 @@ def test_a_fine_tuning_run_completes_from_the_gui(tab, qtbot, tmp_path, data):
     result = tab.result
     assert result.status == "completed" and result.global_step == 8 and len(result.history) == 2
     # Every callback reached the chart.
-    steps = events_of(events, "step")
-    assert [event["step"] for event in steps] == list(range(1, 9))
+    steps = events_of(events, StepFinished)
+    assert [event.step for event in steps] == list(range(1, 9))
     assert [point[0] for point in tab.chart.loss_points] == list(range(1, 9))
-    assert [point[1] for point in tab.chart.loss_points] == [event["loss"] for event in steps]
-    epoch_ends = events_of(events, "epoch_end")
+    assert [point[1] for point in tab.chart.loss_points] == [event.loss for event in steps]
+    epoch_ends = events_of(events, EpochFinished)
     assert len(tab.chart.metric_points) == len(epoch_ends) == 2
     assert [value for _, value in tab.chart.metric_points] == [
         entry["accuracy"] for entry in result.history
     ]
     # The probe was predicted at each epoch end, by the model being trained.
-    probes = events_of(events, "probe")
-    assert [event["epoch"] for event in probes] == [1, 2]
+    probes = events_of(events, ProbePredicted)
+    assert [event.epoch for event in probes] == [1, 2]
     assert all(
-        event["error"] is None and event["result"].label in ("neg", "pos") for event in probes
+        event.error is None and event.result.label in ("neg", "pos") for event in probes
     )
     assert tab.probe_list.count() == 2
     assert tab.probe_list.item(1).text().startswith("Epoch 2: ")
@@ -306,7 +309,7 @@ def test_cancel_stops_within_two_batches_and_resume_completes(tab, qtbot, tmp_pa
 
     def cancel_at_the_first_step(event):
         events.append(event)
-        if event["kind"] == "step" and not clicked_at:
+        if isinstance(event, StepFinished) and not clicked_at:
             assert tab.cancel_button.isEnabled() and not tab.start_button.isEnabled()
             clicked_at.append(time.perf_counter())
             qtbot.mouseClick(tab.cancel_button, Qt.MouseButton.LeftButton)
@@ -329,16 +332,16 @@ def test_cancel_stops_within_two_batches_and_resume_completes(tab, qtbot, tmp_pa
         2,
     ]
     # The resumed run continued the curve where the cancelled one stopped.
-    steps = events_of(events, "step")
-    assert [event["step"] for event in steps] == list(range(1, 21))
+    steps = events_of(events, StepFinished)
+    assert [event.step for event in steps] == list(range(1, 21))
     assert [point[0] for point in tab.chart.loss_points] == list(range(1, 21))
     assert (output / "model" / "config.json").is_file()
 
     # Batch time from the step events (without each run's first step, which compiles).
     intervals = [
-        later["time"] - earlier["time"]
+        later.time - earlier.time
         for earlier, later in itertools.pairwise(steps)
-        if earlier["step"] not in (1, cancelled_step)
+        if earlier.step not in (1, cancelled_step)
     ]
     batch_time = statistics.median(intervals)
     assert finished_at[0] - clicked_at[0] < 2 * batch_time + 2.0, (
@@ -383,10 +386,10 @@ def test_continued_masked_lm_pretraining_from_the_gui(tab, qtbot, tmp_path, data
     assert status == "completed", tab.error_banner.message
     result = tab.result
     assert result.global_step >= 2
-    assert len(tab.chart.loss_points) == len(events_of(events, "step")) == result.global_step
+    assert len(tab.chart.loss_points) == len(events_of(events, StepFinished)) == result.global_step
     assert len(tab.chart.metric_points) == result.global_step
-    (probe_event,) = events_of(events, "probe")
-    assert probe_event["error"] is None and len(probe_event["result"].masks) == 1
+    (probe_event,) = events_of(events, ProbePredicted)
+    assert probe_event.error is None and len(probe_event.result.masks) == 1
     assert tab.probe_list.item(0).text().startswith("Saved model: [MASK] → ")
     manifest = json.loads(
         (tmp_path / "run" / "pretraining-data" / "train" / "manifest.json").read_text()

@@ -17,15 +17,14 @@ from kbert.pretraining.shard_dataset import ShardDataset
 from kbert.pretraining.shard_reader import ShardReader
 from kbert.training.optimization import create_optimizer
 from kbert.training.optimization import precision_policy
+from kbert.training.run_state import CHECKPOINT_FILE
+from kbert.training.run_state import MODEL_FOLDER
 from kbert.training.run_state import start_state
 from kbert.training.step_callback import StepCallback
 from kbert.training.training_checkpoint import TrainingCheckpoint
 
 logger = logging.getLogger("kbert.pretraining")
 
-# Inside the output folder.
-MODEL_FOLDER = "model"
-CHECKPOINT_FILE = "training_checkpoint.h5"
 
 
 class PretrainingLoop:

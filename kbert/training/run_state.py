@@ -4,6 +4,11 @@ import logging
 
 logger = logging.getLogger("kbert.training")
 
+# Inside a run's output folder (fine-tuning and pretraining alike): the saved model and
+# the training checkpoint.
+MODEL_FOLDER = "model"
+CHECKPOINT_FILE = "training_checkpoint.h5"
+
 
 def start_state(checkpoint, output_dir, identity, fresh, resume):
     """The state a run starts from.
