@@ -11,3 +11,23 @@ def check_positive_int(name, value):
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
         raise ValueError(f"`{name}` must be a positive integer. Received: {name}={value!r}")
     return int(value)
+
+
+def check_integer(name, value, minimum):
+    """Raises `ValueError` unless `value` is an integer (not a bool) >= `minimum`."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
+        raise ValueError(f"`{name}` must be an integer >= {minimum}. Received: {name}={value!r}")
+
+
+def check_fraction(name, value, allow_zero):
+    """Raises `ValueError` unless `value` is a number in [0, 1] (or (0, 1])."""
+    is_number = not isinstance(value, bool) and isinstance(value, (int, float, np.floating))
+    if not is_number or not (0 <= value <= 1 if allow_zero else 0 < value <= 1):
+        interval = "[0, 1]" if allow_zero else "(0, 1]"
+        raise ValueError(f"`{name}` must be a number in {interval}. Received: {name}={value!r}")
+
+
+def check_bool(name, value):
+    """Raises `ValueError` unless `value` is True or False."""
+    if not isinstance(value, bool):
+        raise ValueError(f"`{name}` must be True or False. Received: {name}={value!r}")

@@ -7,7 +7,7 @@ import pytest
 from inference_helpers import make_tokenizer
 from inference_helpers import random_text
 from kbert.pretraining import DynamicMasking, mask_tokens
-from kbert.pretraining.masking import continuation_table
+from kbert.preprocessing.masking import continuation_table
 
 PAD, UNK, CLS, SEP, MASK = 0, 1, 2, 3, 4
 SPECIAL = [PAD, UNK, CLS, SEP, MASK]

@@ -5,13 +5,12 @@ import numpy as np
 from kbert.preprocessing.bert_preprocessor import BertPreprocessor
 from kbert.preprocessing.bert_preprocessor import encoded_features
 from kbert.preprocessing.bucketed_dataset import BucketedDataset
+from kbert.preprocessing.masking import check_masking_arguments
+from kbert.preprocessing.masking import mask_tokens
+from kbert.preprocessing.masking import special_token_ids_of
 from kbert.preprocessing.task_features import TaskFeatures
 from kbert.preprocessing.text_classifier_preprocessor import parse_text_inputs
 from kbert.preprocessing.text_encoding import encode_texts
-# The masking rule lives with the pretraining pipeline, which shares it.
-from kbert.pretraining.masking import check_masking_arguments
-from kbert.pretraining.masking import mask_tokens
-from kbert.pretraining.masking import special_token_ids_of
 
 
 class MaskedLMPreprocessor(BertPreprocessor):

@@ -23,7 +23,7 @@ _PUBLIC_NAMES = {
     "TokenizedCorpus": "kbert.pretraining.tokenized_corpus",
     "VocabularyTrainer": "kbert.pretraining.vocabulary_trainer",
     "create_pretraining_data": "kbert.pretraining.pretraining_data",
-    "mask_tokens": "kbert.pretraining.masking",
+    "mask_tokens": "kbert.preprocessing.masking",
     "PretrainingConfig": "kbert.pretraining.pretraining_config",
     "PretrainingLoop": "kbert.pretraining.pretraining_loop",
     "PretrainingObjective": "kbert.pretraining.pretraining_objective",

@@ -4,8 +4,8 @@ import os
 import pathlib
 import re
 
+from kbert.argument_checks import check_bool, check_integer
 from kbert.files.bounded_reader import read_lines
-from kbert.pretraining.argument_checks import check_bool, check_integer
 
 # Titles and common abbreviations that end in a period without ending a sentence,
 # compared without their period and case-insensitively.

@@ -4,7 +4,7 @@ import keras
 import numpy as np
 from keras import ops
 
-from kbert.pretraining.masking import (
+from kbert.preprocessing.masking import (
     MASK_TOKEN_FRACTION,
     RANDOM_TOKEN_FRACTION,
     check_masking_arguments,
@@ -19,7 +19,7 @@ class DynamicMasking(keras.layers.Layer):
 
     RoBERTa's dynamic masking: the instances are stored unmasked (`kbert
     create-pretraining-data --dynamic-masking`) and every epoch sees new masks. The
-    rule is that of `kbert.pretraining.masking.mask_tokens`: `round(masked_lm_prob *
+    rule is that of `kbert.preprocessing.masking.mask_tokens`: `round(masked_lm_prob *
     n)` of the `n` maskable tokens of a row (at least 1, at most
     `max_predictions_per_seq`), then 80% `[MASK]`, 10% random token, 10% unchanged.
     Special tokens are never chosen.
@@ -170,7 +170,7 @@ class DynamicMasking(keras.layers.Layer):
             token_ids: int array `(B, L)`.
             rng: a `numpy.random.Generator`.
             word_continuation: optional bool array `(B, L)`, True on `##` pieces, for
-                whole-word masking (see `kbert.pretraining.masking.mask_tokens`).
+                whole-word masking (see `kbert.preprocessing.masking.mask_tokens`).
 
         Returns:
             The dict of `call`, as numpy arrays.

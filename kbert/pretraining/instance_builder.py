@@ -4,8 +4,8 @@ import logging
 
 import numpy as np
 
-from kbert.pretraining.argument_checks import check_bool, check_fraction, check_integer
-from kbert.pretraining.masking import (
+from kbert.argument_checks import check_bool, check_fraction, check_integer
+from kbert.preprocessing.masking import (
     continuation_table,
     mask_tokens,
     special_token_ids_of,
@@ -48,7 +48,7 @@ class InstanceBuilder:
       document of one sentence always gets a random B.
     - The random document is drawn uniformly among the others (the original retries
       10 times), and the masking rule's own differences are listed in
-      `kbert.pretraining.masking`.
+      `kbert.preprocessing.masking`.
 
     Args:
         tokenizer: the `BertTokenizer` the corpus was tokenized with.

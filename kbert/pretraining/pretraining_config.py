@@ -2,7 +2,7 @@
 
 import dataclasses
 
-from kbert.pretraining.argument_checks import check_fraction, check_integer
+from kbert.argument_checks import check_fraction, check_integer
 from kbert.training.precisions import PRECISIONS
 
 OPTIMIZERS = ("adamw", "lamb")

@@ -5,7 +5,7 @@ import threading
 
 import keras
 
-from kbert.pretraining.argument_checks import check_integer
+from kbert.argument_checks import check_integer
 
 # How long the reading thread waits on a full queue before it checks for a stop.
 _POLL_SECONDS = 0.1

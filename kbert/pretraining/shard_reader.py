@@ -5,7 +5,7 @@ import pathlib
 
 import numpy as np
 
-from kbert.pretraining.argument_checks import check_integer
+from kbert.argument_checks import check_integer
 from kbert.pretraining.shard_writer import (
     FORMAT_NAME,
     FORMAT_VERSION,

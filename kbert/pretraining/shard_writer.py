@@ -9,7 +9,7 @@ import tempfile
 
 import numpy as np
 
-from kbert.pretraining.argument_checks import check_integer
+from kbert.argument_checks import check_integer
 
 logger = logging.getLogger("kbert.pretraining")
 

@@ -7,7 +7,7 @@ import pathlib
 import tokenizers
 from tokenizers import models, normalizers, pre_tokenizers, trainers
 
-from kbert.pretraining.argument_checks import check_bool, check_integer
+from kbert.argument_checks import check_bool, check_integer
 from kbert.tokenizer.bert_tokenizer import CONTINUING_SUBWORD_PREFIX, BertTokenizer
 
 logger = logging.getLogger("kbert.pretraining")

@@ -23,7 +23,7 @@ import re
 
 import numpy as np
 
-from kbert.pretraining.argument_checks import check_fraction, check_integer
+from kbert.argument_checks import check_fraction, check_integer
 from kbert.tokenizer.bert_tokenizer import CONTINUING_SUBWORD_PREFIX
 
 # 80% [MASK], 10% random token, 10% unchanged: thresholds on one uniform draw.
