@@ -1,0 +1,139 @@
+"""What the app exports, and how: one `ExportAction` per thing a tab can save.
+
+Every tab that has something to save offers `export_actions()`, a list of
+`ExportAction`s; the main window's File > Export menu lists the current tab's. The
+writers here are the only code that writes export files: tables as CSV, structures
+as JSON, widgets as PNG or SVG, logs as text, each written to a temporary file beside
+the target and renamed over it, so a failed export never leaves half a file.
+"""
+
+import csv
+import dataclasses
+import io
+import json
+import os
+import pathlib
+from collections.abc import Callable
+
+from PySide6.QtCore import QBuffer
+from PySide6.QtCore import QByteArray
+from PySide6.QtCore import QIODevice
+from PySide6.QtCore import QPoint
+from PySide6.QtCore import QRectF
+from PySide6.QtCore import QSize
+from PySide6.QtGui import QPainter
+from PySide6.QtSvg import QSvgGenerator
+
+
+@dataclasses.dataclass(frozen=True)
+class ExportAction:
+    """One thing a tab can save.
+
+    Attributes:
+        label: the menu text, e.g. "Predictions as CSV…".
+        file_filter: the file dialog's filter, e.g. "CSV files (*.csv)".
+        suffix: the extension added when the chosen name has none, e.g. ".csv".
+        write: `write(path)`, writing the file (a `pathlib.Path`).
+        available: `available()`, whether there is something to save now.
+    """
+
+    label: str
+    file_filter: str
+    suffix: str
+    write: Callable
+    available: Callable = lambda: True
+
+    def path_for(self, chosen):
+        """The path to write for a name chosen in the dialog (the suffix added if none)."""
+        path = pathlib.Path(chosen)
+        return path if path.suffix else path.with_suffix(self.suffix)
+
+
+def write_atomically(path, data):
+    """Writes `data` (bytes) to `path` through a temporary sibling and a rename."""
+    path = pathlib.Path(path)
+    staging = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    try:
+        staging.write_bytes(data)
+        os.replace(staging, path)
+    finally:
+        staging.unlink(missing_ok=True)
+
+
+def write_csv(path, columns, rows):
+    """A CSV table: a header of `columns`, then one line per row (dicts keyed by column)."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(columns)
+    for row in rows:
+        writer.writerow(["" if row.get(column) is None else row.get(column) for column in columns])
+    write_atomically(path, buffer.getvalue().encode("utf-8"))
+
+
+def write_json(path, value):
+    """`value` (dicts, lists, numbers, strings) as indented UTF-8 JSON."""
+    text = json.dumps(value, indent=2, ensure_ascii=False, default=_plain) + "\n"
+    write_atomically(path, text.encode("utf-8"))
+
+
+def write_text(path, text):
+    write_atomically(path, text.encode("utf-8"))
+
+
+def write_image(path, widget):
+    """The widget as drawn now: PNG for ".png", vector SVG for ".svg"."""
+    path = pathlib.Path(path)
+    if path.suffix.lower() == ".svg":
+        buffer = io.BytesIO()
+        _render_svg(widget, buffer)
+        write_atomically(path, buffer.getvalue())
+        return
+    staging = path.with_name(f".{path.name}.tmp-{os.getpid()}.png")
+    try:
+        if not widget.grab().save(str(staging), "PNG"):
+            raise OSError(f"Could not write the image {str(path)!r}.")
+        os.replace(staging, path)
+    finally:
+        staging.unlink(missing_ok=True)
+
+
+def image_actions(name, widget, available=lambda: True):
+    """The actions "`name` as PNG…" and "`name` as SVG…" for `widget`."""
+    return [
+        ExportAction(
+            f"{name} as {kind}…",
+            f"{kind} images (*{suffix})",
+            suffix,
+            lambda path: write_image(path, widget),
+            available,
+        )
+        for kind, suffix in (("PNG", ".png"), ("SVG", ".svg"))
+    ]
+
+
+def _render_svg(widget, stream):
+    data = QByteArray()
+    device = QBuffer(data)
+    device.open(QIODevice.OpenModeFlag.WriteOnly)
+    generator = QSvgGenerator()
+    generator.setOutputDevice(device)
+    size = widget.size()
+    generator.setSize(QSize(size.width(), size.height()))
+    generator.setViewBox(QRectF(0, 0, size.width(), size.height()))
+    painter = QPainter(generator)
+    try:
+        widget.render(painter, QPoint(0, 0))
+    finally:
+        painter.end()
+    device.close()
+    stream.write(bytes(data))
+
+
+def _plain(value):
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return dataclasses.asdict(value)
+    if hasattr(value, "tolist"):
+        return value.tolist()
+    if isinstance(value, pathlib.Path):
+        return str(value)
+    raise TypeError(f"{type(value).__name__} is not JSON serializable")
