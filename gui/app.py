@@ -73,6 +73,9 @@ def run(args):
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName(APP_NAME)
     app.setOrganizationName(APP_NAME)
+    from kbert_gui.main_thread_garbage_collector import MainThreadGarbageCollector
+
+    MainThreadGarbageCollector(parent=app).start()
     window = create_window(args.model)
     window.show()
     if os.environ.get("KBERT_GUI_REPORT_STARTUP"):

@@ -30,6 +30,21 @@ def _reset_keras_state():
         keras.mixed_precision.set_global_policy("float32")
 
 
+@pytest.fixture(autouse=True)
+def _collect_garbage_on_the_ui_thread(request):
+    # As the app does (kbert_gui.main_thread_garbage_collector): a collection in a worker
+    # thread that frees Qt objects crashes PySide, so Qt tests collect on the UI thread.
+    if "qapp" not in request.fixturenames:
+        yield
+        return
+    from kbert_gui.main_thread_garbage_collector import MainThreadGarbageCollector
+
+    collector = MainThreadGarbageCollector()
+    collector.start()
+    yield
+    collector.stop()
+
+
 def make_inputs(batch_size=3, sequence_length=10, vocabulary_size=97, seed=0, num_masks=0):
     """Random inputs with different real lengths per row (row 0 is full length)."""
     rng = np.random.default_rng(seed)
