@@ -257,7 +257,7 @@ def config_from_huggingface(hf_config, source=CONFIG_FILE):
                 f"Received: hidden_act={hidden_act!r}"
             )
         values["activation"] = ACTIVATIONS[hidden_act]
-    from kbert.models.bert_config import BertConfig
+    from kbert.architecture.bert_config import BertConfig
 
     try:
         return BertConfig(**values)

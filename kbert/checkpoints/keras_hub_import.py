@@ -246,7 +246,7 @@ def _declared_values(shapes):
 
 def _config_from_arguments(arguments, source):
     """The kbert `BertConfig` that checked keras-hub arguments describe (its limits apply)."""
-    from kbert.models.bert_config import BertConfig
+    from kbert.architecture.bert_config import BertConfig
 
     try:
         return BertConfig(
@@ -337,7 +337,7 @@ def _check_loaded_arguments(hub_backbone, arguments, folder):
 
 def kbert_config(hub_backbone):
     """The kbert `BertConfig` of a keras-hub `BertBackbone` (tanh-approximated GELU)."""
-    from kbert.models.bert_config import BertConfig
+    from kbert.architecture.bert_config import BertConfig
 
     return BertConfig(
         vocabulary_size=hub_backbone.vocabulary_size,

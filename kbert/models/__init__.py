@@ -1,9 +1,9 @@
 """The BERT backbone and the task models that wrap it."""
 
+from kbert.architecture.bert_config import BertConfig
 from kbert.models.bert_adamw import BertAdamW
 from kbert.models.bert_backbone import BertBackbone
 from kbert.models.bert_classifier import BertClassifier
-from kbert.models.bert_config import BertConfig
 from kbert.models.bert_masked_lm import BertMaskedLM
 from kbert.models.bert_pretrainer import BertPretrainer
 from kbert.models.bert_question_answerer import BertQuestionAnswerer

@@ -5,7 +5,7 @@ from keras import ops
 from kbert.layers.bert_embeddings import BertEmbeddings
 from kbert.layers.bert_encoder_block import BertEncoderBlock
 from kbert.layers.bert_pooler import BertPooler
-from kbert.models.bert_config import BertConfig
+from kbert.architecture.bert_config import BertConfig
 from kbert.models.input_validation import validate_inputs
 
 

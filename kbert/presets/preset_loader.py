@@ -8,7 +8,7 @@ import pathlib
 from kbert.files.bounded_reader import read_json
 from kbert.layers.host_truncated_normal import skipped_random_initialization
 from kbert.models.bert_backbone import BertBackbone
-from kbert.models.bert_config import BertConfig
+from kbert.architecture.bert_config import BertConfig
 from kbert.presets.model_source import resolve_preset
 from kbert.presets.preset_registry import CONFIG_FILE, WEIGHTS_FILE
 from kbert.presets.weights_file import read_weights
