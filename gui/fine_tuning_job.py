@@ -175,8 +175,8 @@ class FineTuningJob:
         from kbert.pretraining import PretrainingConfig
         from kbert.pretraining import PretrainingLoop
         from kbert.pretraining import ShardReader
+        from kbert.checkpoints.kbert_preset import read_preset_config
         from kbert.presets import resolve_preset
-        from kbert.presets.preset_loader import read_preset_config
         from kbert.tokenizer import BertTokenizer
 
         settings = self.settings
