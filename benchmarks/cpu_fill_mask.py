@@ -36,7 +36,7 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 from random_preset import made_up_vocabulary  # noqa: E402
 from timing import interleaved_timings, summarize  # noqa: E402
 
-from kbert.models.bert_config import BERT_SIZES  # noqa: E402
+from kbert.architecture.bert_config import BERT_SIZES  # noqa: E402
 
 DEFAULT_TEXT = "Elizabeth [MASK] the letter."
 

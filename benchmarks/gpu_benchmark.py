@@ -57,7 +57,7 @@ import time
 from attention_report import XLA_DUMP_FLAGS, xla_attention
 from model_flops import WORKLOADS, model_flops
 
-# Published BERT sizes, as `kbert.models.bert_config.BERT_SIZES`: name -> (layers,
+# Published BERT sizes, as `kbert.architecture.bert_config.BERT_SIZES`: name -> (layers,
 # hidden size). Not imported from kbert because that loads Keras, which this driver
 # leaves to its workers (one backend per process).
 BERT_SIZES = {

@@ -9,7 +9,7 @@ from kbert.lazy_imports import lazy_attributes
 __version__ = "0.1.0"
 
 _PUBLIC_NAMES = {
-    "BertConfig": "kbert.models.bert_config",
+    "BertConfig": "kbert.architecture.bert_config",
     "BertBackbone": "kbert.models.bert_backbone",
     "BertPretrainer": "kbert.models.bert_pretrainer",
     "BertMaskedLM": "kbert.models.bert_masked_lm",

@@ -180,9 +180,9 @@ class Workspace:
 def _cases():
     import h5py
 
-    from kbert.checkpoints import convert, load_huggingface, load_keras_hub
+    from kbert.checkpoints import convert
     from kbert.data import read_classification, read_conll
-    from kbert.models import BertBackbone, BertClassifier, BertMaskedLM
+    from kbert.models import BertBackbone, BertClassifier, BertMaskedLM, load_checkpoint
     from kbert.tokenizer.bert_tokenizer import BertTokenizer
 
     cases = {}
@@ -255,7 +255,7 @@ def _cases():
                     config[key] = value
 
         edit_json(folder / "config.json", change)
-        return lambda: load_huggingface(folder)
+        return lambda: load_checkpoint(folder)
 
     case("huggingface: vocabulary 10^6 over small weights")(
         lambda ws: huggingface_with(ws, vocab_size=10**6)
@@ -289,7 +289,7 @@ def _cases():
         (folder / "config.json").write_text(json.dumps(config))
         with h5py.File(folder / "model.weights.h5", "w") as handle:
             handle["layers/token_embedding/vars/0"] = ws.np.zeros((40, 16), "float32")
-        return lambda: load_keras_hub(folder)
+        return lambda: load_checkpoint(folder)
 
     @case("pytorch zip entry inflating to 512 MB")
     def _(ws):
@@ -304,7 +304,7 @@ def _cases():
                 zeros = bytes(2**20)
                 for _ in range(512):
                     entry.write(zeros)
-        return lambda: load_huggingface(folder)
+        return lambda: load_checkpoint(folder)
 
     @case("safetensors of 6 GB (sparse)")
     def _(ws):
@@ -313,7 +313,7 @@ def _cases():
         header = {"w": {"dtype": "F32", "shape": [size // 4], "data_offsets": [0, size]}}
         raw = json.dumps(header).encode()
         write_safetensors_header(folder / "model.safetensors", raw, 8 + len(raw) + size)
-        return lambda: load_huggingface(folder)
+        return lambda: load_checkpoint(folder)
 
     @case("weights HDF5 of 6 GB (sparse)")
     def _(ws):
@@ -431,7 +431,7 @@ def _cases():
         folder = ws.copy(ws.huggingface)
         raw = ("[" * 100_000 + "]" * 100_000).encode()
         write_safetensors_header(folder / "model.safetensors", raw)
-        return lambda: load_huggingface(folder)
+        return lambda: load_checkpoint(folder)
 
     @case("HDF5 hard-link cycle")
     def _(ws):

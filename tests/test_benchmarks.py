@@ -124,7 +124,7 @@ def test_percentile_interpolates(benchmarks):
 def test_benchmark_sizes_match_kbert(benchmarks):
     from gpu_benchmark import BERT_SIZES
 
-    from kbert.models.bert_config import BERT_SIZES as KBERT_SIZES
+    from kbert.architecture.bert_config import BERT_SIZES as KBERT_SIZES
 
     assert BERT_SIZES == KBERT_SIZES
 

@@ -1,6 +1,6 @@
 import pytest
 
-from kbert.models.bert_config import BERT_SIZES, BertConfig
+from kbert.architecture.bert_config import BERT_SIZES, BertConfig
 
 
 @pytest.mark.parametrize("size", sorted(BERT_SIZES))

@@ -10,7 +10,7 @@ import keras
 import pytest
 from test_pretrain_loop import make_shards, pretrain
 
-from kbert.models.bert_config import BertConfig
+from kbert.architecture.bert_config import BertConfig
 from kbert.pretraining.distribution import layout_map_for
 from kbert.pretraining.pretraining_config import PretrainingConfig
 

@@ -33,7 +33,7 @@ jax.config.update("jax_cpu_collectives_implementation", "gloo")
 from kbert.pretraining.distribution import initialize_distributed
 distributed = initialize_distributed({distributed!r})
 from test_pretrain_loop import StepLosses, tiny_config
-from kbert.models.bert_config import BertConfig
+from kbert.architecture.bert_config import BertConfig
 from kbert.pretraining.pretraining_config import PretrainingConfig
 from kbert.pretraining.pretraining_loop import PretrainingLoop
 from kbert.tokenizer import BertTokenizer

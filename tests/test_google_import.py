@@ -15,11 +15,11 @@ import numpy as np
 import pytest
 
 from kbert.checkpoints import convert
-from kbert.checkpoints import load_google
 from kbert.cli import main
 from kbert.models import BertClassifier
 from kbert.models import BertPretrainer
 from kbert.models import BertQuestionAnswerer
+from kbert.models import load_checkpoint
 
 tf = pytest.importorskip("tensorflow")
 torch = pytest.importorskip("torch")
@@ -197,7 +197,7 @@ def test_optimizer_slots_are_in_the_file_and_skipped(pretraining_checkpoint, cap
     assert "cls/predictions/output_bias/adam_v" in names
 
     with caplog.at_level(logging.INFO, logger="kbert.checkpoints"):
-        model, _ = load_google(folder)
+        model, _, _ = load_checkpoint(folder)
     assert isinstance(model, BertPretrainer)
     assert "skipped" in caplog.text and "optimizer" in caplog.text
     assert "not imported" not in caplog.text
@@ -210,10 +210,10 @@ def test_casing_comes_from_the_folder_name_unless_given(tmp_path, pretraining_ch
     folder, _ = pretraining_checkpoint
     cased = shutil.copytree(folder, tmp_path / "cased_L-2_H-32_A-4")
     neutral = shutil.copytree(folder, tmp_path / "my_checkpoint")
-    assert load_google(cased)[1].lowercase is False
-    assert load_google(cased, lowercase=True)[1].lowercase is True
+    assert load_checkpoint(cased)[1].lowercase is False
+    assert load_checkpoint(cased, lowercase=True)[1].lowercase is True
     with caplog.at_level(logging.WARNING, logger="kbert.checkpoints"):
-        assert load_google(neutral)[1].lowercase is True
+        assert load_checkpoint(neutral)[1].lowercase is True
     assert "neither 'uncased' nor 'cased'" in caplog.text
     # convert's override reaches the written preset.
     convert(cased, tmp_path / "preset", lowercase=True)
@@ -255,7 +255,7 @@ def test_a_config_larger_than_the_checkpoint_is_refused_before_building(
         BertBackbone, "from_config_object", lambda *a: pytest.fail("a model was built")
     )
     with pytest.raises(ValueError, match=r"bert_config\.json: the config describes a model of"):
-        load_google(copy)
+        load_checkpoint(copy)
 
 
 @pytest.mark.parametrize(
@@ -272,7 +272,7 @@ def test_fine_tuned_checkpoints_keep_their_head(tmp_path, architecture, kbert_cl
     folder = write_google_checkpoint(
         tmp_path / "uncased_finetuned", google_variables(hf_model), optimizer_state=False
     )
-    model, _ = load_google(folder)
+    model, _, _ = load_checkpoint(folder)
     assert isinstance(model, kbert_class)
     batch = padded_batch()
     expected = transformers_outputs(hf_model, batch)

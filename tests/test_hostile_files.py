@@ -23,10 +23,10 @@ import numpy as np
 import pytest
 
 from kbert.checkpoints import convert
-from kbert.checkpoints import load_keras_hub
 from kbert.checkpoints.safe_loading import check_safetensors_header
 from kbert.models import BertBackbone
-from kbert.presets.weights_file import read_weights
+from kbert.models import load_checkpoint
+from kbert.checkpoints.weights_file import read_weights
 
 from conftest import TINY
 from hostile_file_cases import EXPECTED
@@ -193,7 +193,7 @@ def test_a_keras_hub_weights_file_with_a_link_is_refused_before_keras_reads_it(
         handle["layers/dense/vars/0"] = h5py.ExternalLink("/etc/passwd", "/x")
     monkeypatch.setattr(h5py.Dataset, "__getitem__", lambda *a: pytest.fail("data was read"))
     with pytest.raises(ValueError, match="external link to '/etc/passwd'"):
-        load_keras_hub(folder)
+        load_checkpoint(folder)
 
 
 @pytest.mark.parametrize(

@@ -16,13 +16,13 @@ from safetensors.numpy import load_file
 from safetensors.numpy import save_file
 
 from kbert.checkpoints import convert
-from kbert.checkpoints import load_huggingface
 from kbert.models import BertBackbone
 from kbert.models import BertClassifier
 from kbert.models import BertMaskedLM
 from kbert.models import BertPretrainer
 from kbert.models import BertQuestionAnswerer
 from kbert.models import BertTokenClassifier
+from kbert.models import load_checkpoint
 from kbert.tokenizer.bert_tokenizer import BertTokenizer
 
 torch = pytest.importorskip("torch")
@@ -185,7 +185,7 @@ def test_token_classification_parity_with_default_label_names(tmp_path):
     hf_outputs, _ = huggingface_outputs(hf_model, batch)
 
     # The Python API, without a preset in between...
-    model, tokenizer = load_huggingface(source)
+    model, tokenizer, _ = load_checkpoint(source)
     assert isinstance(model, BertTokenClassifier)
     assert isinstance(tokenizer, BertTokenizer) and model.tokenizer is tokenizer
     assert_close(to_numpy(model(batch)), hf_outputs.logits)
@@ -248,7 +248,7 @@ def test_bfloat16_safetensors_are_widened(tmp_path):
     source = tmp_path / "hf"
     # Returned in float32 after the round trip through bfloat16: the weights in the file.
     hf_model = make_huggingface_folder(source, "BertForQuestionAnswering", dtype=torch.bfloat16)
-    model, _ = load_huggingface(source)
+    model, _, _ = load_checkpoint(source)
 
     batch = padded_batch()
     hf_outputs, _ = huggingface_outputs(hf_model, batch)
@@ -347,7 +347,7 @@ def test_missing_pooler_is_an_error_when_the_head_needs_it(tmp_path):
     make_huggingface_folder(source, "BertForSequenceClassification")
     edit_safetensors(source, lambda tensors: tensors.pop("bert.pooler.dense.weight"))
     with pytest.raises(ValueError, match="bert.pooler.dense.weight"):
-        load_huggingface(source)
+        load_checkpoint(source)
 
 
 def test_unused_weights_are_reported(tmp_path, masked_lm_folder, caplog):
@@ -356,7 +356,7 @@ def test_unused_weights_are_reported(tmp_path, masked_lm_folder, caplog):
         source, lambda tensors: tensors.update({"cls.extra.weight": np.ones(3, "float32")})
     )
     with caplog.at_level(logging.WARNING, logger="kbert"):
-        load_huggingface(source)
+        load_checkpoint(source)
     assert "cls.extra.weight" in caplog.text
 
 
@@ -369,7 +369,7 @@ def test_untied_decoder_is_refused(tmp_path, masked_lm_folder):
 
     edit_safetensors(source, untie)
     with pytest.raises(ValueError, match="cls.predictions.decoder.weight"):
-        load_huggingface(source)
+        load_checkpoint(source)
 
 
 def test_unknown_folder_lists_what_was_looked_for(tmp_path):

@@ -13,11 +13,11 @@ import pytest
 
 from kbert.checkpoints import convert
 from kbert.checkpoints import export_keras_hub
-from kbert.checkpoints import load_keras_hub
 from kbert.cli import main
 from kbert.models import BertBackbone
 from kbert.models import BertClassifier
 from kbert.models import BertMaskedLM
+from kbert.models import load_checkpoint
 from kbert.tokenizer.bert_tokenizer import BertTokenizer
 
 keras_hub = pytest.importorskip("keras_hub")
@@ -168,7 +168,7 @@ def test_kbert_models_export_to_keras_hub_with_the_same_outputs(tmp_path):
     assert hub_classifier.preprocessor.tokenizer.lowercase is False
 
     # ... and the keras-hub classifier converts back to the same kbert classifier.
-    model, _ = load_keras_hub(tmp_path / "classifier")
+    model, _, _ = load_checkpoint(tmp_path / "classifier")
     assert isinstance(model, BertClassifier) and model.num_classes == 3
     assert difference(model(inputs), classifier(inputs)) < TOLERANCE
 

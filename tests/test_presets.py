@@ -14,7 +14,7 @@ from kbert.models import (
     BertQuestionAnswerer,
 )
 from kbert.presets import resolve_preset
-from kbert.presets.weights_file import read_weights, write_weights
+from kbert.checkpoints.weights_file import read_weights, write_weights
 
 
 def test_pretrainer_preset_round_trip_and_head_reuse(tmp_path):
@@ -95,7 +95,7 @@ def test_failed_save_leaves_old_preset_and_no_stray_files(tmp_path, monkeypatch)
     BertBackbone(**TINY).save_to_preset(tmp_path / "p")
     before = (tmp_path / "p" / "model.weights.h5").read_bytes()
 
-    import kbert.presets.preset_writer as writer
+    import kbert.checkpoints.kbert_preset as writer
 
     def crash(*args, **kwargs):
         raise RuntimeError("disk full")

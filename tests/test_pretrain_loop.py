@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from conftest import TINY
 
-from kbert.models.bert_config import BertConfig
+from kbert.architecture.bert_config import BertConfig
 from kbert.pretraining import create_pretraining_data
 from kbert.pretraining.pretraining_config import PretrainingConfig
 from kbert.pretraining.pretraining_loop import PretrainingLoop

@@ -1,222 +1,87 @@
-"""Turns a checkpoint in another format into a kbert preset, detecting the format.
+"""Turns a checkpoint in any format into a kbert preset, on plain data.
 
-Each format is one `CheckpointFormat` row in `CHECKPOINT_FORMATS`: a cheap detector that
-looks at file names (and at most a small JSON file), and a loader returning
-`(model, tokenizer)`. `convert`, `load_checkpoint` and the CLI pick up a new row
-unchanged. Detectors run in table order and the first match wins, so a more specific
-format goes before a more general one.
-
-Sources are folders in one of the formats (a Hugging Face folder, an original Google
-checkpoint, a keras-hub preset, a kbert preset), or anything else
-`kbert.presets.resolve_preset` takes: a built-in preset name ("demo"), the name of a
-published checkpoint (`kbert.checkpoints.named_checkpoints`, e.g. "bert-base-uncased"),
-downloaded and converted once into a local cache, or an `hf://` / `kaggle://` handle.
+Sources are folders in one of the formats of `kbert.checkpoints.formats` (a Hugging Face
+folder, an original Google checkpoint, a keras-hub preset, a kbert preset) or the name of
+a published checkpoint (`kbert.checkpoints.named_checkpoints`, e.g. "bert-base-uncased"),
+downloaded and converted once into a local cache. The checkpoint is read into
+`CheckpointData` and written with the kbert-preset format's writer; no model is built.
+Other model sources (built-in preset names such as "demo", `hf://` and `kaggle://`
+handles) are resolved by `kbert.presets.resolve_preset`, which the `kbert convert`
+command applies first.
 """
 
-import dataclasses
 import logging
 import pathlib
-from collections.abc import Callable
 
-from kbert.checkpoints import google_import
-from kbert.checkpoints import huggingface_import
-from kbert.checkpoints import keras_hub_import
+from kbert.checkpoints import hub_downloads
+from kbert.checkpoints.formats import detect_format
+from kbert.checkpoints.formats import holds_checkpoint
+from kbert.checkpoints.formats import read_folder
+from kbert.checkpoints.kbert_preset import is_kbert_preset
+from kbert.checkpoints.kbert_preset import read_preset_config
+from kbert.checkpoints.kbert_preset import write_preset
+from kbert.checkpoints.named_checkpoints import NAMED_CHECKPOINTS
+from kbert.checkpoints.named_checkpoints import cache_root
+from kbert.checkpoints.named_checkpoints import download
+from kbert.checkpoints.named_checkpoints import download_folder
+from kbert.checkpoints.named_checkpoints import is_checkpoint_name
+from kbert.checkpoints.named_checkpoints import missing_files_message
+from kbert.checkpoints.named_checkpoints import named_checkpoint
+from kbert.files.interrupted_saves import recover_interrupted_save
 from kbert.files.output_lock import OutputLock
 
 logger = logging.getLogger("kbert.checkpoints")
 
 
-@dataclasses.dataclass(frozen=True)
-class CheckpointFormat:
-    """A checkpoint format `convert` can read.
-
-    Attributes:
-        name: short name, stored as `metadata.json`'s "source".
-        description: what a folder of this format holds, for error messages.
-        detect: folder -> whether it is in this format. Looks at file names (and at
-            most one small JSON file), never at weights.
-        load: folder -> `(model, tokenizer)`; tokenizer may be None. Must raise before
-            returning anything when the checkpoint is incomplete or inconsistent.
-        reads_casing: whether `load` takes `lowercase=` (formats that do not record
-            whether the vocabulary is cased). For the others, an explicit `lowercase`
-            is applied to the loaded tokenizer.
-    """
-
-    name: str
-    description: str
-    detect: Callable[[pathlib.Path], bool]
-    load: Callable[[pathlib.Path], tuple]
-    reads_casing: bool = False
+def _is_folder(source):
+    if not isinstance(source, (str, pathlib.PurePath)):
+        return False
+    return pathlib.Path(source).expanduser().is_dir()
 
 
-def _is_kbert_preset(folder):
-    from kbert.presets.preset_writer import is_kbert_preset
-
-    return is_kbert_preset(folder)
-
-
-def load_kbert_preset(folder):
-    """`(model, tokenizer)` from a kbert preset, as the class it was saved as."""
-    from kbert import models
-    from kbert.presets.preset_loader import read_preset_config
-
-    class_name = read_preset_config(folder)["class_name"]
-    model_class = getattr(models, class_name, None)
-    if model_class is None or not hasattr(model_class, "from_preset"):
-        raise ValueError(
-            f"{folder}: config.json names class_name={class_name!r}, which is not a kbert model."
-        )
-    model = model_class.from_preset(folder)
-    if hasattr(model, "tokenizer"):
-        return model, model.tokenizer
-    from kbert.tokenizer.bert_tokenizer import BertTokenizer
-
-    folder = pathlib.Path(folder)
-    if any((folder / name).is_file() for name in huggingface_import.TOKENIZER_FILES):
-        return model, BertTokenizer.from_preset(folder)
-    return model, None
-
-
-CHECKPOINT_FORMATS = (
-    CheckpointFormat(
-        name="kbert",
-        description="a kbert preset: config.json (with format_version) and model.weights.h5",
-        detect=_is_kbert_preset,
-        load=load_kbert_preset,
-    ),
-    CheckpointFormat(
-        name="huggingface",
-        description=(
-            "a Hugging Face transformers BERT folder: "
-            f"{huggingface_import.CONFIG_FILE} with one of "
-            f"{', '.join(huggingface_import.WEIGHT_FILES)}"
-        ),
-        detect=huggingface_import.is_huggingface_folder,
-        load=huggingface_import.load_huggingface,
-    ),
-    CheckpointFormat(
-        name="google",
-        description=(
-            "an original google-research/bert checkpoint: "
-            f"{google_import.CONFIG_FILE}, {google_import.CHECKPOINT_PREFIX}.index and "
-            f"{google_import.CHECKPOINT_PREFIX}.data-*, {google_import.VOCABULARY_FILE}"
-        ),
-        detect=google_import.is_google_folder,
-        load=google_import.load_google,
-        reads_casing=True,
-    ),
-    CheckpointFormat(
-        name="keras-hub",
-        description=(
-            "a keras-hub (or keras-nlp) BERT preset: config.json naming BertBackbone, "
-            "model.weights.h5, optionally task.json + task.weights.h5 (BertMaskedLM or "
-            "BertTextClassifier)"
-        ),
-        detect=keras_hub_import.is_keras_hub_folder,
-        load=keras_hub_import.load_keras_hub,
-    ),
-)
-
-def detect_format(source):
-    """The `CheckpointFormat` of the folder `source`.
-
-    Raises:
-        ValueError: when `source` is not a folder or matches no known format; the
-            message lists what each format looks for and what the folder holds.
-    """
-    source = pathlib.Path(source).expanduser()
-    if not source.exists():
-        raise ValueError(f"Checkpoint folder not found: {str(source)!r}.")
-    if not source.is_dir():
-        raise ValueError(
-            f"A checkpoint must be given as its folder, not a file. Received: {str(source)!r}"
-        )
-    for checkpoint_format in CHECKPOINT_FORMATS:
-        if checkpoint_format.detect(source):
-            return checkpoint_format
-    found = sorted(path.name for path in source.iterdir())
-    shown = found[:20] + ([f"... ({len(found) - 20} more)"] if len(found) > 20 else [])
-    looked_for = "\n  ".join(
-        f"{checkpoint_format.name}: {checkpoint_format.description}"
-        for checkpoint_format in CHECKPOINT_FORMATS
-    )
+def _check_source(source):
+    """Refuses, before anything else happens, a source that is neither a folder nor a name."""
+    if _is_folder(source):
+        detect_format(pathlib.Path(source).expanduser())
+        return
+    if isinstance(source, str) and is_checkpoint_name(source):
+        return
+    if pathlib.Path(str(source)).expanduser().exists():
+        detect_format(pathlib.Path(str(source)).expanduser())
     raise ValueError(
-        f"Unknown checkpoint format in {str(source)!r}. Looked for:\n  {looked_for}\n"
-        f"The folder holds: {shown or 'nothing'}"
+        f"{str(source)!r} is neither a checkpoint folder nor a published checkpoint name "
+        f"({', '.join(sorted(NAMED_CHECKPOINTS)[:4])}, ...). Built-in preset names and "
+        "hf:// or kaggle:// handles are resolved by kbert.presets.resolve_preset: pass the "
+        "folder it returns."
     )
 
 
-def holds_checkpoint(folder):
-    """Whether `folder` is a folder in one of `CHECKPOINT_FORMATS` (never raises)."""
-    folder = pathlib.Path(folder)
-    if not folder.is_dir():
-        return False
-    try:
-        detect_format(folder)
-    except ValueError:
-        return False
-    return True
-
-
-def load_checkpoint(source, lowercase=None):
-    """The model and tokenizer of a checkpoint folder in any supported format, or a name.
+def read_checkpoint(source, lowercase=None):
+    """`(CheckpointData, CheckpointFormat)` of a checkpoint folder or a published name.
 
     Args:
-        source: a folder in one of `CHECKPOINT_FORMATS`, or any other source
-            `kbert.presets.resolve_preset` takes (a built-in or published name, an
-            `hf://` or `kaggle://` handle), read through the preset it resolves to.
-        lowercase: force the tokenizer to lower-case (True) or not (False). None keeps
-            what the checkpoint records (or, for Google checkpoints, its folder name says).
-
-    Returns:
-        `(model, tokenizer, checkpoint_format)`; tokenizer may be None.
-
-    Example:
-
-    >>> model, tokenizer, _ = load_checkpoint("downloads/uncased_L-12_H-768_A-12")
+        source: a folder in one of `CHECKPOINT_FORMATS`, or a published checkpoint name
+            (downloaded and converted once into the cache).
+        lowercase: force the tokenizer's casing; None keeps the checkpoint's.
     """
-    from kbert.presets.model_source import is_local_source
-    from kbert.presets.model_source import resolve_preset
-
-    if not is_local_source(source):
-        source = resolve_preset(source)
-    checkpoint_format = detect_format(source)
-    source = pathlib.Path(source).expanduser()
-    logger.info("Reading %s as a %s checkpoint.", source, checkpoint_format.name)
-    if checkpoint_format.reads_casing:
-        model, tokenizer = checkpoint_format.load(source, lowercase=lowercase)
-    else:
-        model, tokenizer = checkpoint_format.load(source)
-        if lowercase is not None and tokenizer is not None and tokenizer.lowercase != lowercase:
-            tokenizer = _with_casing(tokenizer, lowercase)
-            if hasattr(model, "tokenizer"):
-                model.tokenizer = tokenizer
-    return model, tokenizer, checkpoint_format
-
-
-def _with_casing(tokenizer, lowercase):
-    from kbert.tokenizer.bert_tokenizer import BertTokenizer
-
-    settings = dict(tokenizer.get_config(), lowercase=lowercase)
-    # Accent stripping follows casing unless it was set on its own.
-    if settings.get("strip_accents") == tokenizer.lowercase:
-        settings["strip_accents"] = None
-    return BertTokenizer(tokenizer.vocabulary, **settings)
+    _check_source(source)
+    if _is_folder(source):
+        return read_folder(source, lowercase)
+    return read_folder(resolve_named_checkpoint(source), lowercase)
 
 
 def convert(source, destination, overwrite=False, lowercase=None):
     """Converts the checkpoint `source` into a kbert preset at `destination`.
 
-    The whole model is built and every weight checked and assigned before anything is
-    written; the preset is then written to a temporary folder and renamed into place, so
-    a failure leaves `destination` as it was. The destination's `kbert.files.OutputLock`
-    is held from the destination check to the end: a concurrent conversion to the same
-    destination raises `OutputLockedError` naming this one's process id.
+    Every weight is checked and read before anything is written; the preset is then
+    written to a temporary folder and renamed into place, so a failure leaves
+    `destination` as it was. The destination's `kbert.files.OutputLock` is held from the
+    destination check to the end: a concurrent conversion to the same destination raises
+    `OutputLockedError` naming this one's process id.
 
     Args:
-        source: a checkpoint folder in one of `CHECKPOINT_FORMATS`, or any other source
-            `kbert.presets.resolve_preset` takes (a built-in or published name, an
-            `hf://` or `kaggle://` handle).
+        source: a checkpoint folder in one of `CHECKPOINT_FORMATS`, or a published
+            checkpoint name (see `kbert.checkpoints.NAMED_CHECKPOINTS`).
         destination: the preset folder to write. It must not exist or be empty, unless
             `overwrite` is set and it is a kbert preset.
         overwrite: replace an existing preset at `destination`.
@@ -233,36 +98,35 @@ def convert(source, destination, overwrite=False, lowercase=None):
     >>> convert("bert-base-cased", "presets/bert_base_cased")  # a published name
     >>> BertPretrainer.from_preset("presets/bert_base_uncased")
     """
-    from kbert.presets.model_source import is_local_source
-
+    # Fails fast, before the destination is examined.
+    _check_source(source)
+    is_local = _is_folder(source)
     source_path = pathlib.Path(source).expanduser()
     destination = pathlib.Path(destination).expanduser()
-    is_local = is_local_source(source)
-    if is_local:
-        # Fails fast, before the destination is examined.
-        detect_format(source_path)
     # Held from the destination check to the end of the write: a second conversion to
     # the same destination fails here instead of both passing the check.
     with OutputLock(destination):
         _check_destination(source_path, destination, overwrite, is_named=not is_local)
-        model, tokenizer, checkpoint_format = load_checkpoint(
+        data, checkpoint_format = read_checkpoint(
             source_path if is_local else source, lowercase=lowercase
         )
         origin = str(source_path.resolve()) if is_local else str(source)
         metadata = {"source": checkpoint_format.name, "source_path": origin}
-        model.save_to_preset(destination, tokenizer=tokenizer, metadata=metadata)
+        write_preset(data, destination, metadata=metadata)
     destination = destination.resolve()
-    logger.info("Wrote %s preset to %s.", type(model).__name__, destination)
+    logger.info("Wrote %s preset to %s.", data.class_name, destination)
     return destination
 
 
-def _check_destination(source, destination, overwrite, is_named=False):
-    from kbert.presets.preset_loader import read_preset_config
+def check_destination(destination, overwrite, is_same_kind, kind):
+    """Refuses to replace anything but an empty folder, or (with `overwrite`) `kind`.
 
-    if not is_named and destination.resolve() == source.resolve():
-        raise ValueError(
-            f"The destination must differ from the source. Received: {str(destination)!r}"
-        )
+    Args:
+        destination: the folder about to be written.
+        overwrite: whether an existing folder of the same kind may be replaced.
+        is_same_kind: folder -> whether it holds what is about to be written.
+        kind: what that is, for the message ("a kbert preset").
+    """
     if not destination.exists():
         return
     if not destination.is_dir():
@@ -274,11 +138,65 @@ def _check_destination(source, destination, overwrite, is_named=False):
             f"The destination {str(destination)!r} exists and is not empty; pass "
             "overwrite=True (`--overwrite`) to replace it."
         )
+    if not is_same_kind(destination):
+        raise ValueError(f"Refusing to overwrite {str(destination)!r}: it is not {kind}.")
+
+
+def _holds_preset_config(folder):
     # Overwriting replaces a kbert preset only: anything else may be a user's data
     # (another checkpoint also has a config.json).
     try:
-        read_preset_config(destination)
+        read_preset_config(folder)
     except ValueError:
+        return False
+    return True
+
+
+def _check_destination(source, destination, overwrite, is_named=False):
+    if not is_named and destination.resolve() == source.resolve():
         raise ValueError(
-            f"Refusing to overwrite {str(destination)!r}: it is not a kbert preset."
-        ) from None
+            f"The destination must differ from the source. Received: {str(destination)!r}"
+        )
+    check_destination(destination, overwrite, _holds_preset_config, "a kbert preset")
+
+
+def resolve_named_checkpoint(name, cache_dir=None, online=None, source=None):
+    """The local kbert preset of the published checkpoint `name`, downloading it if needed.
+
+    Args:
+        name: a key of `NAMED_CHECKPOINTS`, e.g. "bert-base-uncased", or an alias
+            ("bert-uncased-L-2-H-128", "google-bert/bert-base-uncased").
+        cache_dir: the cache folder; default `$KBERT_CACHE` or `~/.cache/kbert`.
+        online: whether downloading is allowed. None: yes, unless `HF_HUB_OFFLINE` is set.
+        source: "huggingface" or "keras-hub" to choose where to download from; None
+            prefers Hugging Face (its checkpoints carry both pretraining heads).
+
+    Returns:
+        The preset folder, `<cache>/<name>`.
+
+    Raises:
+        ValueError: for an unknown name, or when the files are neither cached nor
+            downloadable; the message names the files and the folder to put them in.
+
+    Example:
+
+    >>> folder = resolve_named_checkpoint("bert-base-uncased")
+    >>> model = BertPretrainer.from_preset(folder)
+    """
+    entry = named_checkpoint(name)
+    preset = cache_root(cache_dir) / entry.name
+    recover_interrupted_save(preset)
+    if is_kbert_preset(preset):
+        return preset
+
+    downloads = download_folder(entry.name, cache_dir)
+    original = downloads if holds_checkpoint(downloads) else None
+    if original is None:
+        if online is None:
+            online = not hub_downloads.offline_by_environment()
+        if not online:
+            raise ValueError(missing_files_message(entry, downloads, "kbert is offline"))
+        original = download(entry, downloads, source)
+    logger.info("Converting %s from %s into %s.", entry.name, original, preset)
+    convert(original, preset, overwrite=True)
+    return preset

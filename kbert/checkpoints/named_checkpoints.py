@@ -1,9 +1,9 @@
-"""The published BERT checkpoints by name, downloaded and converted once into a local cache.
+"""The published BERT checkpoints by name, and where they are downloaded from and cached.
 
-`resolve_named_checkpoint("bert-base-uncased")` returns a kbert preset folder. The first
-call downloads the checkpoint with the ecosystem's own client (`huggingface_hub` for
-Hugging Face ids, `kagglehub` for keras-hub handles) and converts it; later calls
-return the cached preset without touching the network.
+`kbert.checkpoints.resolve_named_checkpoint("bert-base-uncased")` returns a kbert preset
+folder. The first call downloads the checkpoint with the ecosystem's own client
+(`huggingface_hub` for Hugging Face ids, `kagglehub` for keras-hub handles) and converts
+it; later calls return the cached preset without touching the network.
 
 Cache layout, under `~/.cache/kbert` (or `$KBERT_CACHE`, or `cache_dir=`):
 
@@ -184,53 +184,18 @@ def download_folder(name, cache_dir=None):
     return cache_root(cache_dir) / DOWNLOADS_FOLDER / named_checkpoint(name).name
 
 
-def resolve_named_checkpoint(name, cache_dir=None, online=None, source=None):
-    """The local kbert preset of the published checkpoint `name`, downloading it if needed.
+def download(entry, downloads, source=None):
+    """Downloads the checkpoint `entry` (a `NamedCheckpoint`); returns the folder of its files.
 
     Args:
-        name: a key of `NAMED_CHECKPOINTS`, e.g. "bert-base-uncased", or an alias
-            ("bert-uncased-L-2-H-128", "google-bert/bert-base-uncased").
-        cache_dir: the cache folder; default `$KBERT_CACHE` or `~/.cache/kbert`.
-        online: whether downloading is allowed. None: yes, unless `HF_HUB_OFFLINE` is set.
-        source: "huggingface" or "keras-hub" to choose where to download from; None
-            prefers Hugging Face (its checkpoints carry both pretraining heads).
-
-    Returns:
-        The preset folder, `<cache>/<name>`.
+        entry: the checkpoint.
+        downloads: where Hugging Face files go (kagglehub keeps its own cache).
+        source: "huggingface", "keras-hub" or None (Hugging Face when published there).
 
     Raises:
-        ValueError: for an unknown name, or when the files are neither cached nor
-            downloadable; the message names the files and the folder to put them in.
-
-    Example:
-
-    >>> folder = resolve_named_checkpoint("bert-base-uncased")
-    >>> model = BertPretrainer.from_preset(folder)
+        ValueError: for an unknown `source`, or when the download fails; the message
+            says which files to place where to go on offline.
     """
-    from kbert.checkpoints.convert import convert, holds_checkpoint
-    from kbert.presets.preset_registry import recover_interrupted_save
-    from kbert.presets.preset_writer import is_kbert_preset
-
-    entry = named_checkpoint(name)
-    preset = cache_root(cache_dir) / entry.name
-    recover_interrupted_save(preset)
-    if is_kbert_preset(preset):
-        return preset
-
-    downloads = download_folder(entry.name, cache_dir)
-    original = downloads if holds_checkpoint(downloads) else None
-    if original is None:
-        if online is None:
-            online = not hub_downloads.offline_by_environment()
-        if not online:
-            raise ValueError(_missing_files_message(entry, downloads, "kbert is offline"))
-        original = _download(entry, downloads, source)
-    logger.info("Converting %s from %s into %s.", entry.name, original, preset)
-    convert(original, preset, overwrite=True)
-    return preset
-
-
-def _download(entry, downloads, source):
     if source not in (None, "huggingface", "keras-hub"):
         raise ValueError(
             f"`source` must be 'huggingface', 'keras-hub' or None. Received: source={source!r}"
@@ -250,10 +215,11 @@ def _download(entry, downloads, source):
         # kagglehub keeps its own cache; the preset is converted from there.
         return hub_downloads.download_kaggle(entry.keras_hub_handle)
     except hub_downloads.DownloadFailed as error:
-        raise ValueError(_missing_files_message(entry, downloads, str(error))) from None
+        raise ValueError(missing_files_message(entry, downloads, str(error))) from None
 
 
-def _missing_files_message(entry, downloads, reason):
+def missing_files_message(entry, downloads, reason):
+    """Why `entry` is not available and which files to place in `downloads` to use it."""
     lines = [
         f"Checkpoint {entry.name!r} is not in the cache and {reason}.",
         (

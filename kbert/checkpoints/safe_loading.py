@@ -10,12 +10,12 @@ file, a link only when it stays inside the model folder).
   match its dtype and shape, and the data must be stored on disk (not a sparse file's
   hole) and fit the load budget (`kbert.files.load_budget`).
 - PyTorch pickles (`pytorch_model.bin`) are read only by `load_pytorch_state`, through
-  `torch.load(weights_only=True)`, whose unpickler builds tensors and plain containers
-  and refuses everything else. A file that needs anything else is refused, never
-  retried in the unsafe mode. In the zip container, the entries' uncompressed sizes
-  are checked against the stored bytes (a 3 MB file inflating to 3 GB is refused) and
-  the load budget before torch reads them.
-- HDF5 files are checked by `kbert.presets.weights_file.check_weights_file`.
+  `torch.load(weights_only=True)` (memory-mapped for zip containers), whose unpickler
+  builds tensors and plain containers and refuses everything else. A file that needs
+  anything else is refused, never retried in the unsafe mode. In the zip container,
+  the entries' uncompressed sizes are checked against the stored bytes (a 3 MB file
+  inflating to 3 GB is refused) and the load budget before torch reads them.
+- HDF5 files are checked by `kbert.checkpoints.weights_file.check_weights_file`.
 """
 
 import os
@@ -171,10 +171,13 @@ def load_pytorch_state(path, torch):
             declares more data than it stores or than the load budget allows.
     """
     real_path = checked_path(path)
-    if zipfile.is_zipfile(real_path):
+    is_zip = zipfile.is_zipfile(real_path)
+    if is_zip:
         _check_zip_entries(path, real_path)
     try:
-        return torch.load(real_path, map_location="cpu", weights_only=True)
+        # A zip container is memory-mapped: its tensors' shapes are known before their
+        # data is read.
+        return torch.load(real_path, map_location="cpu", weights_only=True, mmap=is_zip)
     except pickle.UnpicklingError as error:
         raise ValueError(
             f"Refusing to load {str(path)!r}: it is a pickle that asks for more than "

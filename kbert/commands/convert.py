@@ -65,6 +65,8 @@ def add_parser(subparsers):
 
 def run(args):
     from kbert.checkpoints.convert import convert
+    from kbert.presets.model_source import checkpoint_source
 
-    print(convert(args.src, args.dst, overwrite=args.overwrite, lowercase=args.lowercase))
+    source = checkpoint_source(args.src)
+    print(convert(source, args.dst, overwrite=args.overwrite, lowercase=args.lowercase))
     return EXIT_OK

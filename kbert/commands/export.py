@@ -35,10 +35,12 @@ def add_parser(subparsers):
 
 
 def run(args):
-    if args.format == "huggingface":
-        from kbert.checkpoints.huggingface_export import export_huggingface as export
-    else:
-        from kbert.checkpoints.keras_hub_export import export_keras_hub as export
+    from kbert.presets.model_source import checkpoint_source
 
-    print(export(args.src, args.dst, overwrite=args.overwrite))
+    if args.format == "huggingface":
+        from kbert.checkpoints.exports import export_huggingface as export
+    else:
+        from kbert.checkpoints.exports import export_keras_hub as export
+
+    print(export(checkpoint_source(args.src), args.dst, overwrite=args.overwrite))
     return EXIT_OK

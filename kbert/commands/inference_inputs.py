@@ -98,7 +98,7 @@ def load_model(model_class, preset, trained_head=True):
     With `trained_head`, a head the preset does not hold (it would start untrained) is
     an error that says how to get one.
     """
-    from kbert.presets.preset_loader import missing_head_message
+    from kbert.models.preset_loading import missing_head_message
 
     model = model_class.from_preset(preset)
     if model.tokenizer is None:
@@ -112,8 +112,8 @@ def load_model(model_class, preset, trained_head=True):
 
 
 def _class_name(preset):
+    from kbert.checkpoints.kbert_preset import read_preset_config
     from kbert.presets import resolve_preset
-    from kbert.presets.preset_loader import read_preset_config
 
     return read_preset_config(resolve_preset(preset))["class_name"]
 

@@ -113,7 +113,7 @@ def run(args):
     import pathlib
 
     from kbert.commands.inference_inputs import print_json
-    from kbert.models.bert_config import BertConfig
+    from kbert.architecture.bert_config import BertConfig
     from kbert.pretraining.distribution import initialize_distributed
     from kbert.pretraining.pretraining_config import PretrainingConfig
     from kbert.pretraining.pretraining_loop import PretrainingLoop

@@ -53,12 +53,12 @@ def add_parser(subparsers):
 
 
 def run(args):
+    from kbert.checkpoints.tokenizer_files import VOCABULARY_FILE
     from kbert.pretraining import VocabularyTrainer
-    from kbert.tokenizer.bert_tokenizer import VOCABULARY_FILENAME
 
     output = pathlib.Path(args.output)
-    if (output / VOCABULARY_FILENAME).exists() and not args.overwrite:
-        raise ValueError(f"{output / VOCABULARY_FILENAME} exists; pass --overwrite to replace it.")
+    if (output / VOCABULARY_FILE).exists() and not args.overwrite:
+        raise ValueError(f"{output / VOCABULARY_FILE} exists; pass --overwrite to replace it.")
     trainer = VocabularyTrainer(
         vocabulary_size=args.size,
         lowercase=not args.cased,

@@ -7,6 +7,8 @@ package, and every other package reads and writes model and data files through i
   depth-limited JSON, streamed lines.
 - `load_budget`: the memory one load may allocate; declared sizes against storage.
 - `atomic_write`: temp file + rename, free-space checks, stale temporaries removed.
+- `atomic_folder`: `staged_folder`, a folder written beside its destination and swapped in; what a
+  killed save leaves is repaired by `recover_interrupted_save` (`interrupted_saves`).
 - `output_lock`: one writer per output folder; `exclusive_output` for training runs.
 """
 
@@ -25,11 +27,14 @@ from kbert.files.bounded_reader import read_lines
 from kbert.files.bounded_reader import read_text
 from kbert.files.exclusive_output import exclusive_output
 from kbert.files.file_refused_error import FileRefusedError
+from kbert.files.interrupted_saves import recover_interrupted_save
 from kbert.files.load_budget import check_load_budget
 from kbert.files.load_budget import check_stored_bytes
 from kbert.files.output_lock import OutputLock
 from kbert.files.output_locked_error import OutputLockedError
 from kbert.files.process_liveness import process_is_running
+from kbert.files.atomic_folder import replace_folder
+from kbert.files.atomic_folder import staged_folder
 
 __all__ = [
     "FileRefusedError",
@@ -49,7 +54,10 @@ __all__ = [
     "read_json",
     "read_lines",
     "read_text",
+    "recover_interrupted_save",
     "remove_stale_temporaries",
+    "replace_folder",
+    "staged_folder",
     "write_json_atomically",
     "write_text_atomically",
 ]

@@ -22,7 +22,7 @@ _ACTIVATIONS = {
 
 
 def get_activation(name):
-    """The activation function called `name` (see `kbert.models.bert_config.ACTIVATIONS`)."""
+    """The activation function called `name` (see `kbert.architecture.bert_config.ACTIVATIONS`)."""
     if name not in _ACTIVATIONS:
         raise ValueError(
             f"`activation` must be one of {sorted(_ACTIVATIONS)}. Received: activation={name!r}"

@@ -4,6 +4,8 @@ import contextvars
 import keras
 import numpy as np
 
+from kbert.architecture.bert_layout import truncated_normal
+
 # True inside `skipped_random_initialization()`; a context variable, so that a model
 # loaded in one thread (the desktop app's workers) does not affect another.
 _SKIPPING_RANDOM_VALUES = contextvars.ContextVar("kbert_skipping_random_values", default=False)
@@ -70,13 +72,7 @@ class HostTruncatedNormal(keras.initializers.Initializer):
             generator = np.random.default_rng(np.random.randint(0, 2**31 - 1))
         else:
             generator = np.random.default_rng(self.seed)
-        values = generator.standard_normal(shape, dtype=np.float32)
-        outside = np.abs(values) > 2.0
-        while outside.any():
-            values[outside] = generator.standard_normal(int(outside.sum()), dtype=np.float32)
-            outside = np.abs(values) > 2.0
-        values *= np.float32(self.stddev)
-        return _as_dtype(values, dtype)
+        return _as_dtype(truncated_normal(shape, self.stddev, generator), dtype)
 
     def get_config(self):
         return {"stddev": self.stddev, "seed": self.seed}

@@ -5,7 +5,7 @@ from keras import ops
 from kbert.layers.bert_embeddings import BertEmbeddings
 from kbert.layers.bert_encoder_block import BertEncoderBlock
 from kbert.layers.bert_pooler import BertPooler
-from kbert.models.bert_config import BertConfig
+from kbert.architecture.bert_config import BertConfig
 from kbert.models.input_validation import validate_inputs
 
 
@@ -274,15 +274,21 @@ class BertBackbone(keras.Model):
     @classmethod
     def from_preset(cls, preset):
         """Loads the backbone stored in a preset folder (or registered preset name)."""
-        from kbert.presets.preset_loader import load_backbone
+        from kbert.models.preset_loading import load_backbone
 
         return load_backbone(preset)
 
     def save_to_preset(self, folder, tokenizer=None, metadata=None):
         """Writes this backbone (and `tokenizer`, if given) as a preset folder."""
-        from kbert.presets.preset_writer import save_preset
+        from kbert.models.preset_saving import save_preset
 
         save_preset(self, folder, tokenizer=tokenizer, metadata=metadata)
+
+    def to_checkpoint_data(self, tokenizer=None):
+        """This backbone (and `tokenizer`) as plain data, for `kbert.checkpoints`' writers."""
+        from kbert.models.preset_saving import checkpoint_data
+
+        return checkpoint_data(self, tokenizer)
 
     def get_config(self):
         return {

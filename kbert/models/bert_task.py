@@ -312,10 +312,10 @@ class BertTask(keras.Model):
 
     def load_assets(self, dir_path):
         """Keras loading: the tokenizer (and preprocessor) back from `save_assets`' files."""
-        from kbert.tokenizer.bert_tokenizer import VOCABULARY_FILENAME
+        from kbert.checkpoints.tokenizer_files import VOCABULARY_FILE
         from kbert.tokenizer.bert_tokenizer import BertTokenizer
 
-        if (pathlib.Path(dir_path) / VOCABULARY_FILENAME).is_file():
+        if (pathlib.Path(dir_path) / VOCABULARY_FILE).is_file():
             tokenizer = BertTokenizer.from_preset(pathlib.Path(dir_path))
             self._preprocessor = self.make_preprocessor(tokenizer, **self._preprocessor_config)
 
@@ -342,7 +342,7 @@ class BertTask(keras.Model):
         >>> model = BertClassifier.from_preset("bert-base-uncased", num_classes=2)
         >>> model = BertTask.from_preset("runs/sentiment/model")  # the task it holds
         """
-        from kbert.presets.preset_loader import build_task
+        from kbert.models.preset_loading import build_task
 
         return build_task(cls, preset, **kwargs)
 
@@ -351,7 +351,7 @@ class BertTask(keras.Model):
 
         `tokenizer` defaults to the task's own `.tokenizer`.
         """
-        from kbert.presets.preset_writer import save_preset
+        from kbert.models.preset_saving import save_preset
 
         save_preset(
             self,
@@ -359,6 +359,15 @@ class BertTask(keras.Model):
             tokenizer=tokenizer if tokenizer is not None else self.tokenizer,
             metadata=metadata,
         )
+
+    def to_checkpoint_data(self, tokenizer=None):
+        """This task as plain data, for `kbert.checkpoints`' writers and exports.
+
+        `tokenizer` defaults to the task's own `.tokenizer`.
+        """
+        from kbert.models.preset_saving import checkpoint_data
+
+        return checkpoint_data(self, tokenizer if tokenizer is not None else self.tokenizer)
 
 
 def load_task(source, **kwargs):

@@ -1,8 +1,9 @@
-"""Presets: a model as a plain folder, and the one resolver of every model source.
+"""The one resolver of every model source, and the built-in presets.
 
-A preset folder holds `config.json` (model class, backbone config, task arguments),
-`model.weights.h5` (backbone and head weights by variable path), `vocab.txt` and
-`tokenizer_config.json` (tokenizer), and `metadata.json` (versions and provenance).
+`resolve_preset(source)` turns any model source into a kbert preset folder, converting
+checkpoints once into the cache. The preset folder itself is a format like the others
+(`kbert.checkpoints.kbert_preset`); models are built from it in `kbert.models`. Nothing
+here imports Keras.
 """
 
 from kbert.presets.model_source import resolve_preset

@@ -26,9 +26,10 @@ import os
 import pathlib
 import re
 
+from kbert.checkpoints.kbert_preset import WEIGHTS_FILE
+from kbert.checkpoints.kbert_preset import is_kbert_preset
+from kbert.files.interrupted_saves import recover_interrupted_save
 from kbert.presets.preset_registry import BUILTIN_PRESETS
-from kbert.presets.preset_registry import WEIGHTS_FILE
-from kbert.presets.preset_registry import recover_interrupted_save
 
 logger = logging.getLogger("kbert.presets")
 
@@ -64,7 +65,7 @@ def resolve_preset(source, cache_dir=None, online=None):
     """The folder of a kbert preset for `source`, converting or downloading it once.
 
     An interrupted save to a local folder is recovered first
-    (`kbert.presets.preset_registry.recover_interrupted_save`).
+    (`kbert.files.recover_interrupted_save`).
 
     Args:
         source: a folder (str or path-like), a built-in or published name, or an
@@ -111,9 +112,10 @@ def resolve_preset(source, cache_dir=None, online=None):
     if not is_path and source in BUILTIN_PRESETS:
         return pathlib.Path(BUILTIN_PRESETS[source])
     from kbert.checkpoints import named_checkpoints
+    from kbert.checkpoints.convert import resolve_named_checkpoint
 
     if not is_path and named_checkpoints.is_checkpoint_name(source):
-        return named_checkpoints.resolve_named_checkpoint(source, cache_dir, online)
+        return resolve_named_checkpoint(source, cache_dir, online)
     raise ValueError(_unknown_source_message(source, path))
 
 
@@ -124,19 +126,31 @@ def is_local_source(source):
     return pathlib.Path(source).expanduser().is_dir()
 
 
-def _local_folder(path, cache_dir):
-    from kbert.presets.preset_writer import is_kbert_preset
+def checkpoint_source(source):
+    """`source` as `kbert.checkpoints` reads it (`convert`, the exports).
 
+    A folder or a published checkpoint name is returned as given; any other model
+    source (a built-in name, an `hf://` or `kaggle://` handle) is resolved to its preset
+    folder.
+    """
+    from kbert.checkpoints.named_checkpoints import is_checkpoint_name
+
+    if is_local_source(source) or is_checkpoint_name(source):
+        return source
+    return resolve_preset(source)
+
+
+def _local_folder(path, cache_dir):
     if is_kbert_preset(path):
         return path
-    from kbert.checkpoints.convert import detect_format
+    from kbert.checkpoints.formats import detect_format
 
     try:
         checkpoint_format = detect_format(path)
     except ValueError as error:
         if (path / WEIGHTS_FILE).is_file():
             # Laid out as a kbert preset: its own reader says what is wrong with it.
-            from kbert.presets.preset_loader import read_preset_config
+            from kbert.checkpoints.kbert_preset import read_preset_config
 
             read_preset_config(path)
         raise ValueError(
@@ -160,7 +174,6 @@ def _local_folder(path, cache_dir):
 
 def _convert(original, preset):
     from kbert.checkpoints.convert import convert
-    from kbert.presets.preset_writer import is_kbert_preset
 
     if is_kbert_preset(original):
         return pathlib.Path(original)
@@ -170,7 +183,6 @@ def _convert(original, preset):
 
 def _from_huggingface(repo_id, cache_dir, online):
     from kbert.checkpoints import hub_downloads
-    from kbert.presets.preset_writer import is_kbert_preset
 
     if not _HUGGINGFACE_ID.match(repo_id):
         raise ValueError(
@@ -183,7 +195,7 @@ def _from_huggingface(repo_id, cache_dir, online):
     if is_kbert_preset(preset):
         return preset
     downloads = _cache(cache_dir) / "downloads" / HUGGINGFACE_FOLDER / owner / name
-    from kbert.checkpoints.convert import holds_checkpoint
+    from kbert.checkpoints.formats import holds_checkpoint
 
     if not holds_checkpoint(downloads):
         if not _online(online):
@@ -202,7 +214,6 @@ def _from_huggingface(repo_id, cache_dir, online):
 
 def _from_kaggle(handle, cache_dir, online):
     from kbert.checkpoints import hub_downloads
-    from kbert.presets.preset_writer import is_kbert_preset
 
     if not _KAGGLE_HANDLE.match(handle):
         raise ValueError(

@@ -119,7 +119,7 @@ class ContinuedPretraining:
         return loop.run(shards, init_from=preset, eval_data=eval_shards, resume=True)
 
     def _sequence_length(self, preset, tokenizer):
-        from kbert.presets.preset_loader import read_preset_config
+        from kbert.checkpoints.kbert_preset import read_preset_config
 
         max_positions = read_preset_config(preset)["backbone"].get("max_positions")
         limits = [tokenizer.max_length, self.settings["max_length"] or DEFAULT_LENGTH, max_positions]

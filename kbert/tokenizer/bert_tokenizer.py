@@ -7,8 +7,6 @@ lower-casing and accent stripping). Truncation and packing into
 are ours.
 """
 
-import io
-import json
 import logging
 import os
 import pathlib
@@ -20,36 +18,20 @@ from tokenizers import models
 from tokenizers import normalizers
 from tokenizers import pre_tokenizers
 
-from kbert.files.atomic_write import write_text_atomically
-from kbert.files.bounded_reader import read_bytes
-from kbert.files.bounded_reader import read_json
+from kbert.checkpoints.tokenizer_data import CONTINUING_SUBWORD_PREFIX
+from kbert.checkpoints.tokenizer_data import MAX_INPUT_CHARS_PER_WORD
+from kbert.checkpoints.tokenizer_data import SPECIAL_TOKENS as _SPECIAL_TOKEN_ARGUMENTS
+from kbert.checkpoints.tokenizer_data import TokenizerData
+from kbert.checkpoints.tokenizer_files import read_tokenizer_folder
+from kbert.checkpoints.tokenizer_files import read_tokenizer_json
+from kbert.checkpoints.tokenizer_files import read_vocabulary
+from kbert.checkpoints.tokenizer_files import write_tokenizer_folder
 from kbert.tokenizer.packer import Packer
 from kbert.tokenizer.packer import check_max_length
 from kbert.tokenizer.packer import check_packing
 from kbert.tokenizer.tokenized_text import TokenizedText
 
 logger = logging.getLogger("kbert.tokenizer")
-
-VOCABULARY_FILENAME = "vocab.txt"
-CONFIG_FILENAME = "tokenizer_config.json"
-HUGGINGFACE_FILENAME = "tokenizer.json"
-
-# As in google-research/bert: a "word" longer than this becomes one [UNK]
-# rather than being split into pieces.
-MAX_INPUT_CHARS_PER_WORD = 100
-CONTINUING_SUBWORD_PREFIX = "##"
-
-# Hugging Face writes model_max_length=int(1e30) for "no limit"; anything
-# this large is that sentinel, not a real position-embedding size.
-_HUGGINGFACE_NO_LIMIT = 10**12
-
-_SPECIAL_TOKEN_ARGUMENTS = (
-    "pad_token",
-    "unk_token",
-    "cls_token",
-    "sep_token",
-    "mask_token",
-)
 
 
 class BertTokenizer:
@@ -227,7 +209,8 @@ class BertTokenizer:
         The file must hold a WordPiece model. Lower-casing, accent stripping
         and CJK splitting are read from its `BertNormalizer`; `[CLS]`/`[SEP]`
         from its post-processor; `max_length` and the remaining special tokens
-        from a `tokenizer_config.json` beside it, when there is one.
+        from a `tokenizer_config.json` beside it, when there is one (see
+        `kbert.checkpoints.tokenizer_files.read_tokenizer_json`).
 
         Args:
             path: the `tokenizer.json` file, or a folder holding one.
@@ -241,73 +224,19 @@ class BertTokenizer:
         ...     "bert-base-uncased/tokenizer.json"
         ... )
         """
-        path = pathlib.Path(path)
-        if path.is_dir():
-            path = path / HUGGINGFACE_FILENAME
-        document = read_json(path, "tokenizer")
-        model = document.get("model") if isinstance(document, dict) else None
-        if not isinstance(model, dict):
-            raise ValueError(
-                f"{path} is not a Hugging Face tokenizer.json: it has no "
-                "'model' object."
-            )
-        if model.get("type") != "WordPiece":
-            raise ValueError(
-                f"{path} holds a {model.get('type')!r} model; BertTokenizer "
-                "needs a 'WordPiece' model."
-            )
-        for key, expected in (
-            ("continuing_subword_prefix", CONTINUING_SUBWORD_PREFIX),
-            ("max_input_chars_per_word", MAX_INPUT_CHARS_PER_WORD),
-        ):
-            if model.get(key, expected) != expected:
-                raise ValueError(
-                    f"{path}: BertTokenizer supports only "
-                    f"model.{key}={expected!r}. Received: {key}={model[key]!r}"
-                )
-        vocabulary = _vocabulary_from_mapping(model.get("vocab"), path)
-
-        settings = {}
-        sibling_config = path.parent / CONFIG_FILENAME
-        if os.path.lexists(sibling_config):
-            settings.update(_settings_from_config(sibling_config))
-        settings.update(_settings_from_normalizer(document.get("normalizer"), path))
-        settings.update(_special_tokens_from_post_processor(document, path))
-        if isinstance(model.get("unk_token"), str):
-            settings["unk_token"] = model["unk_token"]
-        tokenizer = cls(vocabulary, **settings)
-        special_tokens = {
-            getattr(tokenizer, argument) for argument in _SPECIAL_TOKEN_ARGUMENTS
-        }
-        added_tokens = document.get("added_tokens")
-        extra_tokens = [
-            entry["content"]
-            for entry in (added_tokens if isinstance(added_tokens, list) else [])
-            if isinstance(entry, dict)
-            and isinstance(entry.get("content"), str)
-            and entry["content"] not in special_tokens
-        ]
-        if extra_tokens:
-            logger.warning(
-                "%s adds %d token(s) beyond the five special tokens (e.g. %r); "
-                "BertTokenizer treats them as ordinary vocabulary entries, or "
-                "drops them if they are not in the WordPiece vocabulary.",
-                path,
-                len(extra_tokens),
-                extra_tokens[:5],
-            )
-        return tokenizer
+        return cls.from_tokenizer_data(read_tokenizer_json(path))
 
     @classmethod
     def from_preset(cls, preset):
-        """Creates a tokenizer from a preset folder or a registered name.
+        """Creates a tokenizer from a preset folder or any model source.
 
         The folder holds `vocab.txt` plus `tokenizer_config.json` (as written
         by `save_to_preset()`, or by Hugging Face `save_pretrained()`), or,
-        without `vocab.txt`, a Hugging Face `tokenizer.json`.
+        without `vocab.txt`, a Hugging Face `tokenizer.json`. A name or
+        handle is resolved with `kbert.presets.resolve_preset` first.
 
         Args:
-            preset: a folder path or the name of a registered preset.
+            preset: a folder path, or a preset or checkpoint name or handle.
 
         Returns:
             A `BertTokenizer`.
@@ -315,6 +244,7 @@ class BertTokenizer:
         Examples:
 
         >>> tokenizer = BertTokenizer.from_preset("path/to/preset")
+        >>> tokenizer = BertTokenizer.from_preset("demo")
         """
         folder = pathlib.Path(preset).expanduser()
         if not folder.is_dir():
@@ -323,27 +253,16 @@ class BertTokenizer:
             from kbert.presets import resolve_preset
 
             folder = pathlib.Path(resolve_preset(preset))
-        vocabulary_path = folder / VOCABULARY_FILENAME
-        # lexists, not is_file: a vocab.txt that is a FIFO or a link out of the folder is
-        # refused by the bounded reader rather than passed over.
-        if os.path.lexists(vocabulary_path):
-            config_path = folder / CONFIG_FILENAME
-            settings = {}
-            if os.path.lexists(config_path):
-                settings = _settings_from_config(config_path)
-            else:
-                logger.warning(
-                    "%s has no %s; using default tokenizer settings.",
-                    folder,
-                    CONFIG_FILENAME,
-                )
-            return cls(vocabulary_path, **settings)
-        if os.path.lexists(folder / HUGGINGFACE_FILENAME):
-            return cls.from_huggingface_tokenizer_json(folder / HUGGINGFACE_FILENAME)
-        raise ValueError(
-            f"The preset folder {folder} has neither {VOCABULARY_FILENAME} nor "
-            f"{HUGGINGFACE_FILENAME}. Received: preset={preset!r}"
-        )
+        return cls.from_tokenizer_data(read_tokenizer_folder(folder))
+
+    @classmethod
+    def from_tokenizer_data(cls, data):
+        """Creates a tokenizer from a `kbert.checkpoints.TokenizerData`."""
+        return cls(list(data.vocabulary), **data.settings)
+
+    def tokenizer_data(self):
+        """This tokenizer as plain data: its vocabulary and `get_config()`."""
+        return TokenizerData(self._vocabulary, self.get_config())
 
     def save_to_preset(self, folder):
         """Writes `vocab.txt` and `tokenizer_config.json` into `folder`.
@@ -359,22 +278,7 @@ class BertTokenizer:
         >>> tokenizer.save_to_preset("presets/my_tokenizer")
         >>> BertTokenizer.from_preset("presets/my_tokenizer")
         """
-        folder = pathlib.Path(folder)
-        for index, token in enumerate(self._vocabulary):
-            if "\n" in token or "\r" in token:
-                raise ValueError(
-                    f"Token {index} ({token!r}) contains a line break and "
-                    f"cannot be written to {VOCABULARY_FILENAME}."
-                )
-        folder.mkdir(parents=True, exist_ok=True)
-        write_text_atomically(
-            folder / VOCABULARY_FILENAME,
-            "".join(token + "\n" for token in self._vocabulary),
-        )
-        write_text_atomically(
-            folder / CONFIG_FILENAME,
-            json.dumps(self.get_config(), indent=2, ensure_ascii=False) + "\n",
-        )
+        write_tokenizer_folder(self.tokenizer_data(), folder)
 
     def get_config(self):
         """Returns the settings (every constructor argument but the vocabulary).
@@ -814,23 +718,7 @@ def _check_texts(name, texts):
 
 def _load_vocabulary(vocabulary):
     if isinstance(vocabulary, (str, os.PathLike)):
-        path = pathlib.Path(vocabulary)
-        if not os.path.lexists(path):
-            raise ValueError(
-                f"Vocabulary file not found: {path}. Received: vocabulary="
-                f"{str(vocabulary)!r}"
-            )
-        data = read_bytes(path, "vocabulary")
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError as error:
-            line = data[: error.start].count(b"\n") + 1
-            raise ValueError(
-                f"Vocabulary file {path} is not valid UTF-8 (line {line}: {error.reason})."
-            ) from None
-        # Universal newlines and rstrip("\n"), as transformers' load_vocab,
-        # so a vocab.txt saved with Windows line ends reads the same.
-        return [line.rstrip("\n") for line in io.StringIO(text, newline=None)]
+        return read_vocabulary(vocabulary)
     if isinstance(vocabulary, (list, tuple)):
         for index, token in enumerate(vocabulary):
             if not isinstance(token, str):
@@ -859,117 +747,3 @@ def _warn_duplicates(vocabulary):
         len(duplicates),
         duplicates[:5],
     )
-
-
-def _vocabulary_from_mapping(mapping, path):
-    if not isinstance(mapping, dict) or not mapping:
-        raise ValueError(f"{path}: 'model.vocab' must be a non-empty object.")
-    vocabulary = [None] * len(mapping)
-    for token, index in mapping.items():
-        if (
-            isinstance(index, bool)
-            or not isinstance(index, int)
-            or not 0 <= index < len(mapping)
-            or vocabulary[index] is not None
-        ):
-            raise ValueError(
-                f"{path}: 'model.vocab' ids must be 0..{len(mapping) - 1}, each "
-                f"once. Received: {token!r}: {index!r}"
-            )
-        vocabulary[index] = token
-    return vocabulary
-
-
-def _token_content(value):
-    # transformers writes special tokens as strings or as AddedToken dicts.
-    if isinstance(value, dict):
-        return value.get("content")
-    return value
-
-
-def _settings_from_config(path):
-    """Reads our `tokenizer_config.json`, or transformers' one."""
-    config = read_json(path, "config")
-    if not isinstance(config, dict):
-        raise ValueError(f"{path} must hold a JSON object.")
-    settings = {}
-    for key in ("lowercase", "strip_accents", "tokenize_chinese_chars"):
-        if key in config:
-            settings[key] = config[key]
-    if "lowercase" not in config and "do_lower_case" in config:
-        settings["lowercase"] = config["do_lower_case"]
-    for key in _SPECIAL_TOKEN_ARGUMENTS:
-        if key in config:
-            settings[key] = _token_content(config[key])
-    if "max_length" in config:
-        settings["max_length"] = config["max_length"]
-    elif isinstance(config.get("model_max_length"), (int, float)):
-        if config["model_max_length"] < _HUGGINGFACE_NO_LIMIT:
-            settings["max_length"] = int(config["model_max_length"])
-    for key, value in settings.items():
-        if key in _SPECIAL_TOKEN_ARGUMENTS and not isinstance(value, str):
-            raise ValueError(f"{path}: '{key}' must be a string. Received: {value!r}")
-        if key in ("lowercase", "tokenize_chinese_chars") and not isinstance(
-            value, bool
-        ):
-            raise ValueError(
-                f"{path}: '{key}' must be true or false. Received: {value!r}"
-            )
-    return settings
-
-
-def _settings_from_normalizer(normalizer, path):
-    candidates = [normalizer]
-    if isinstance(normalizer, dict) and normalizer.get("type") == "Sequence":
-        candidates = normalizer.get("normalizers") or []
-    for candidate in candidates:
-        if isinstance(candidate, dict) and candidate.get("type") == "BertNormalizer":
-            if not candidate.get("clean_text", True):
-                logger.warning(
-                    "%s turns clean_text off; BertTokenizer always cleans text.",
-                    path,
-                )
-            return {
-                "lowercase": bool(candidate.get("lowercase", True)),
-                "strip_accents": candidate.get("strip_accents"),
-                "tokenize_chinese_chars": bool(
-                    candidate.get("handle_chinese_chars", True)
-                ),
-            }
-    found = normalizer.get("type") if isinstance(normalizer, dict) else normalizer
-    raise ValueError(
-        f"{path} has no BertNormalizer, so its settings cannot be read. "
-        f"Received: normalizer type {found!r}"
-    )
-
-
-def _special_tokens_from_post_processor(document, path):
-    processor = document.get("post_processor")
-    if not isinstance(processor, dict):
-        return {}
-    if processor.get("type") == "BertProcessing":
-        tokens = {}
-        for key, argument in (("sep", "sep_token"), ("cls", "cls_token")):
-            entry = processor.get(key)
-            if (
-                not isinstance(entry, list)
-                or len(entry) != 2
-                or not isinstance(entry[0], str)
-            ):
-                raise ValueError(
-                    f"{path}: post_processor (BertProcessing) `{key}` must be "
-                    f"[token, id]. Received: {key}={entry!r:.80}"
-                )
-            tokens[argument] = entry[0]
-        return tokens
-    if processor.get("type") == "TemplateProcessing":
-        # The single template reads [CLS] $A [SEP]: first and last special.
-        single = processor.get("single")
-        specials = [
-            piece["SpecialToken"].get("id")
-            for piece in (single if isinstance(single, list) else [])
-            if isinstance(piece, dict) and isinstance(piece.get("SpecialToken"), dict)
-        ]
-        if len(specials) == 2 and all(isinstance(token, str) for token in specials):
-            return {"cls_token": specials[0], "sep_token": specials[1]}
-    return {}

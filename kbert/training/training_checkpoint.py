@@ -6,11 +6,11 @@ import pathlib
 import keras
 import numpy as np
 
+from kbert.checkpoints.weights_file import read_weights
+from kbert.checkpoints.weights_file import write_weights
 from kbert.files.atomic_write import atomic_path
 from kbert.files.atomic_write import remove_stale_temporaries
 from kbert.files.bounded_reader import parse_json
-from kbert.presets.weights_file import read_weights
-from kbert.presets.weights_file import write_weights
 
 CHECKPOINT_FORMAT_VERSION = 1
 

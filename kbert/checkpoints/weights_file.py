@@ -14,7 +14,7 @@ The reader opens only plain data, after checking the whole file without reading 
   (`kbert.files.load_budget`).
 
 `check_weights_file` runs the same checks on any HDF5 weights file, such as the Keras
-`.weights.h5` files of keras-hub presets, before another library reads it.
+`.weights.h5` files of keras-hub presets, before their data is read.
 
 The writer checks the free space first and turns a full disk into one `OSError`.
 """
@@ -40,8 +40,14 @@ MAX_GROUP_DEPTH = 32
 _DATASET_OVERHEAD_BYTES = 4096
 
 
-def write_weights(path, weights):
+def write_weights(path, weights, attributes=None):
     """Writes `{"group/variable/path": array}` to the HDF5 file `path`.
+
+    Args:
+        path: the file to write.
+        weights: the arrays by dataset path.
+        attributes: the file's root attributes; by default kbert's format marker.
+            Files for other libraries (keras-hub's) pass `{}`.
 
     Raises:
         OSError: errno ENOSPC, before anything is written when the disk lacks the room,
@@ -52,7 +58,10 @@ def write_weights(path, weights):
     check_free_space(os.path.dirname(os.path.abspath(path)), needed, path)
     handle = h5py.File(path, "w")
     try:
-        handle.attrs["kbert_weights_format"] = FORMAT_VERSION
+        if attributes is None:
+            attributes = {"kbert_weights_format": FORMAT_VERSION}
+        for key, value in attributes.items():
+            handle.attrs[key] = value
         for name, value in sorted(arrays.items()):
             handle.create_dataset(name, data=value)
         handle.close()

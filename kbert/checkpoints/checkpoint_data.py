@@ -1,0 +1,56 @@
+"""A model as plain data: what every checkpoint format reads into and writes from."""
+
+import dataclasses
+
+from kbert.architecture import bert_layout
+
+
+@dataclasses.dataclass
+class CheckpointData:
+    """A kbert model without Keras: its class, config, weights by path and tokenizer.
+
+    What a kbert preset folder holds, and what every other format converts to and from
+    (`kbert.checkpoints`). `kbert.models` builds the model; nothing here needs Keras.
+
+    Attributes:
+        class_name: the kbert model class, a key of `bert_layout.TASK_HEADS`
+            ("BertBackbone", "BertClassifier", ...).
+        config: the backbone's `kbert.architecture.BertConfig`.
+        weights: `{kbert preset path: float32 np.ndarray}`, paths as in
+            `bert_layout.model_variables` ("backbone/...", "head/...").
+        task: the task's constructor arguments (`num_classes`, `label_names`, `dropout`,
+            `head_activation`, ...), as a preset's `config.json` stores them.
+        tokenizer: a `TokenizerData`, or None.
+        untrained_heads: head layers saved as initialised, never trained.
+    """
+
+    class_name: str
+    config: object
+    weights: dict
+    task: dict = dataclasses.field(default_factory=dict)
+    tokenizer: object = None
+    untrained_heads: tuple = ()
+
+    @property
+    def num_classes(self):
+        """The classes of a classifier head (from `num_classes`, else `label_names`), or None."""
+        if self.task.get("num_classes") is not None:
+            return self.task["num_classes"]
+        labels = self.task.get("label_names")
+        return len(labels) if labels else None
+
+    def variables(self):
+        """Every variable the model has (`bert_layout.model_variables`)."""
+        num_classes = self.num_classes if self.class_name in bert_layout.CLASSIFIERS else None
+        return bert_layout.model_variables(self.config, self.class_name, num_classes)
+
+    def require_weights(self, variables, action="export"):
+        """Refuses to `action` the model when it lacks a weight of `variables`."""
+        missing = [variable.path for variable in variables if variable.path not in self.weights]
+        if missing:
+            raise ValueError(
+                f"Cannot {action} the {self.class_name}: it lacks the weights {missing}."
+            )
+
+    def parameter_count(self):
+        return sum(int(value.size) for value in self.weights.values())

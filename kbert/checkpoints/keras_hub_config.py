@@ -1,0 +1,411 @@
+"""keras-hub's BERT configs, both ways: the JSON of a keras-hub preset as plain data.
+
+`config.json` (the serialised `BertBackbone`), `task.json` (`BertMaskedLM`,
+`BertTextClassifier`), `preprocessor.json`, `tokenizer.json` and `metadata.json` hold
+Keras-serialised objects. Reading them never deserialises anything: only the class names
+and plain numbers, strings and booleans of the arguments kbert knows are read, so no
+Lambda or other class can be smuggled in. Writing produces what keras-hub's own
+`save_to_preset` writes for BERT, so that `keras_hub.models.*.from_preset` loads it.
+"""
+
+import datetime
+import importlib.metadata
+import logging
+import os
+
+from kbert.architecture.bert_config import BertConfig
+from kbert.checkpoints.tokenizer_data import SPECIAL_TOKENS
+from kbert.checkpoints.tokenizer_data import TOKENIZER_DEFAULTS
+from kbert.files.bounded_reader import read_json
+
+logger = logging.getLogger("kbert.checkpoints")
+
+CONFIG_FILE = "config.json"
+WEIGHTS_FILE = "model.weights.h5"
+TASK_CONFIG_FILE = "task.json"
+TASK_WEIGHTS_FILE = "task.weights.h5"
+PREPROCESSOR_CONFIG_FILE = "preprocessor.json"
+TOKENIZER_CONFIG_FILE = "tokenizer.json"
+METADATA_FILE = "metadata.json"
+VOCABULARY_FILE = "assets/tokenizer/vocabulary.txt"
+
+_PACKAGES = ("keras_hub", "keras_nlp")
+# keras-hub's BertBackbone constructor arguments and their JSON types.
+BACKBONE_ARGUMENTS = {
+    "vocabulary_size": int,
+    "num_layers": int,
+    "num_heads": int,
+    "hidden_dim": int,
+    "intermediate_dim": int,
+    "dropout": (int, float),
+    "max_sequence_length": int,
+    "num_segments": int,
+    "name": str,
+    "trainable": bool,
+}
+_REQUIRED_ARGUMENTS = (
+    "vocabulary_size",
+    "num_layers",
+    "num_heads",
+    "hidden_dim",
+    "intermediate_dim",
+)
+# keras-hub's encoder LayerNorm epsilon, and that of the MaskedLMHead BertMaskedLM builds
+# (with the exact "gelu" activation).
+KERAS_HUB_LAYER_NORM_EPSILON = 1e-12
+KERAS_HUB_HEAD_LAYER_NORM_EPSILON = 1e-5
+# The special tokens keras-hub's BertTokenizer uses (kbert's defaults), by kbert setting.
+_SPECIAL_TOKENS = {name: TOKENIZER_DEFAULTS[name] for name in SPECIAL_TOKENS}
+# kbert class -> (keras-hub task, its module, its preprocessor) for the tasks keras-hub has.
+TASKS = {
+    "BertMaskedLM": ("BertMaskedLM", "bert_masked_lm", "BertMaskedLMPreprocessor"),
+    "BertClassifier": (
+        "BertTextClassifier",
+        "bert_text_classifier",
+        "BertTextClassifierPreprocessor",
+    ),
+}
+
+
+def is_keras_hub_object(config):
+    """Whether `config` is a Keras-serialised keras-hub (or keras-nlp) object."""
+    name = config.get("registered_name") if isinstance(config, dict) else None
+    return isinstance(name, str) and name.split(">")[0] in _PACKAGES
+
+
+def is_keras_hub_class(config, class_name):
+    """Whether `config` is keras-hub's (or keras-nlp's) serialised `class_name`."""
+    return isinstance(config, dict) and config.get("registered_name") in {
+        f"{package}>{class_name}" for package in _PACKAGES
+    }
+
+
+# --- Reading --------------------------------------------------------------------------------
+
+
+def backbone_arguments(config, source=CONFIG_FILE):
+    """keras-hub `BertBackbone` arguments from its serialised config, checked to be plain data.
+
+    Raises:
+        ValueError: when the config names another class, has arguments BertBackbone does
+            not take, or values that are not plain numbers/strings (a serialised object
+            could name code to run).
+    """
+    if not isinstance(config, dict):
+        raise ValueError(f"{source} must hold a JSON object. Received: {type(config).__name__}")
+    if not is_keras_hub_class(config, "BertBackbone"):
+        raise ValueError(
+            f"{source} describes {config.get('registered_name') or config.get('class_name')!r}; "
+            "only keras-hub's BertBackbone (registered_name 'keras_hub>BertBackbone') "
+            "converts to kbert."
+        )
+    arguments = config.get("config")
+    if not isinstance(arguments, dict):
+        raise ValueError(f"{source}: `config` must be an object of BertBackbone arguments.")
+    checked = {}
+    for key, value in arguments.items():
+        if key == "dtype":
+            _check_dtype(value, source)
+            continue
+        expected = BACKBONE_ARGUMENTS.get(key)
+        if expected is None:
+            raise ValueError(
+                f"{source}: unknown BertBackbone argument {key!r}. Known: "
+                f"{sorted([*BACKBONE_ARGUMENTS, 'dtype'])}"
+            )
+        if not isinstance(value, expected) or (expected is int and isinstance(value, bool)):
+            raise ValueError(
+                f"{source}: `{key}` must be a plain {getattr(expected, '__name__', 'number')}. "
+                f"Received: {key}={value!r}"
+            )
+        checked[key] = value
+    missing = [key for key in _REQUIRED_ARGUMENTS if key not in checked]
+    if missing:
+        raise ValueError(f"{source}: BertBackbone arguments {missing} are missing.")
+    return checked
+
+
+def _check_dtype(value, source):
+    if value is None or isinstance(value, str):
+        return
+    policy = value.get("config") if isinstance(value, dict) else None
+    if (
+        isinstance(value, dict)
+        and value.get("module") == "keras"
+        and value.get("class_name") == "DTypePolicy"
+        and isinstance(policy, dict)
+        and set(policy) == {"name"}
+        and isinstance(policy["name"], str)
+    ):
+        return
+    raise ValueError(
+        f"{source}: `dtype` must be a dtype name or a plain keras DTypePolicy "
+        f"(quantized or custom policies are not supported). Received: dtype={value!r}"
+    )
+
+
+def config_from_arguments(arguments, source=CONFIG_FILE):
+    """The kbert `BertConfig` that checked keras-hub arguments describe (its limits apply)."""
+    dropout = float(arguments.get("dropout", 0.1))
+    try:
+        return BertConfig(
+            vocabulary_size=arguments["vocabulary_size"],
+            hidden_size=arguments["hidden_dim"],
+            num_layers=arguments["num_layers"],
+            num_heads=arguments["num_heads"],
+            intermediate_size=arguments["intermediate_dim"],
+            max_positions=arguments.get("max_sequence_length", 512),
+            type_vocabulary_size=arguments.get("num_segments", 2),
+            hidden_dropout=dropout,
+            attention_dropout=dropout,
+            layer_norm_epsilon=KERAS_HUB_LAYER_NORM_EPSILON,
+            activation="gelu_approximate",
+        )
+    except ValueError as error:
+        raise ValueError(
+            f"{source}: {error} (keras-hub argument names: hidden_dim, intermediate_dim, "
+            "max_sequence_length, num_segments)"
+        ) from None
+
+
+def task_arguments(folder):
+    """`(kbert class, kbert task arguments)` for a convertible task.json, else None.
+
+    Only the class name and plain numbers are read from task.json; it is never
+    deserialised (its preprocessor entry would build TensorFlow Text layers, and an
+    unchecked entry could name any class).
+    """
+    task_path = folder / TASK_CONFIG_FILE
+    if not os.path.lexists(task_path):
+        return None
+    task_config = read_json(task_path, "config", folder)
+    if is_keras_hub_class(task_config, "BertMaskedLM"):
+        task = (
+            "BertMaskedLM",
+            {
+                "head_activation": "gelu",
+                "head_layer_norm_epsilon": KERAS_HUB_HEAD_LAYER_NORM_EPSILON,
+            },
+        )
+    elif is_keras_hub_class(task_config, "BertTextClassifier"):
+        values = task_config.get("config") or {}
+        num_classes, dropout = values.get("num_classes"), values.get("dropout", 0.1)
+        activation = values.get("activation")
+        if isinstance(num_classes, bool) or not isinstance(num_classes, int) or num_classes < 1:
+            raise ValueError(
+                f"{task_path}: `num_classes` must be a positive integer. Received: {num_classes!r}"
+            )
+        if isinstance(dropout, bool) or not isinstance(dropout, (int, float)):
+            raise ValueError(f"{task_path}: `dropout` must be a number. Received: {dropout!r}")
+        if activation not in (None, "linear"):
+            raise ValueError(
+                f"{task_path}: the classifier applies activation={activation!r} to its "
+                "logits; kbert's BertClassifier outputs logits, so only activation=None "
+                "converts exactly."
+            )
+        task = (
+            "BertClassifier",
+            {"num_classes": num_classes, "label_names": None, "dropout": float(dropout)},
+        )
+    else:
+        logger.warning(
+            "%s describes %r; only the backbone is converted.",
+            task_path,
+            task_config.get("registered_name") if isinstance(task_config, dict) else None,
+        )
+        return None
+    if not (folder / TASK_WEIGHTS_FILE).is_file():
+        raise ValueError(f"{task_path} describes a {task[0]} but {TASK_WEIGHTS_FILE} is missing.")
+    return task
+
+
+def tokenizer_settings(path, folder):
+    """The kbert tokenizer settings of a keras-hub `tokenizer.json` (its defaults without one)."""
+    # keras-hub's defaults, which differ from kbert's.
+    settings = {"lowercase": False, "strip_accents": False}
+    if not os.path.lexists(path):
+        return settings
+    tokenizer_config = read_json(path, "config", folder)
+    if not is_keras_hub_class(tokenizer_config, "BertTokenizer"):
+        raise ValueError(f"{path} does not describe keras-hub's BertTokenizer.")
+    arguments = tokenizer_config.get("config") or {}
+    for key, expected in (("split", True), ("suffix_indicator", "##"), ("oov_token", "[UNK]")):
+        if arguments.get(key, expected) != expected:
+            raise ValueError(
+                f"{path}: kbert's tokenizer supports {key}={expected!r} only. "
+                f"Received: {key}={arguments[key]!r}"
+            )
+    for key in ("lowercase", "strip_accents"):
+        if key in arguments:
+            if not isinstance(arguments[key], bool):
+                raise ValueError(
+                    f"{path}: `{key}` must be true or false. Received: {arguments[key]!r}"
+                )
+            settings[key] = arguments[key]
+    return settings
+
+
+# --- Writing --------------------------------------------------------------------------------
+
+
+def _serialized(module, class_name, config):
+    """A Keras-serialised keras-hub object, as `keras.saving.serialize_keras_object` writes it."""
+    return {
+        "module": f"keras_hub.src.models.bert.{module}",
+        "class_name": class_name,
+        "config": config,
+        "registered_name": f"keras_hub>{class_name}",
+    }
+
+
+def _dtype_policy(name):
+    return {
+        "module": "keras",
+        "class_name": "DTypePolicy",
+        "config": {"name": name},
+        "registered_name": None,
+    }
+
+
+def backbone_config(config):
+    """keras-hub's `config.json` for a `BertBackbone` with kbert's `config`."""
+    return _serialized(
+        "bert_backbone",
+        "BertBackbone",
+        {
+            "name": "bert_backbone",
+            "trainable": True,
+            "dtype": _dtype_policy("float32"),
+            "vocabulary_size": config.vocabulary_size,
+            "num_layers": config.num_layers,
+            "num_heads": config.num_heads,
+            "hidden_dim": config.hidden_size,
+            "intermediate_dim": config.intermediate_size,
+            "dropout": config.hidden_dropout,
+            "max_sequence_length": config.max_positions,
+            "num_segments": config.type_vocabulary_size,
+        },
+    )
+
+
+def tokenizer_config(tokenizer):
+    """keras-hub's `tokenizer.json` for a `TokenizerData` (its vocabulary goes in assets)."""
+    lowercase = tokenizer.setting("lowercase")
+    strip_accents = tokenizer.setting("strip_accents")
+    return _serialized(
+        "bert_tokenizer",
+        "BertTokenizer",
+        {
+            "name": "bert_tokenizer",
+            "trainable": True,
+            "dtype": _dtype_policy("int32"),
+            "config_file": TOKENIZER_CONFIG_FILE,
+            "vocabulary": None,
+            "sequence_length": None,
+            "lowercase": lowercase,
+            # kbert's None follows the casing; keras-hub needs the value.
+            "strip_accents": lowercase if strip_accents is None else strip_accents,
+            "split": True,
+            "suffix_indicator": "##",
+            "oov_token": "[UNK]",
+            "special_tokens": None,
+            "special_tokens_in_strings": False,
+        },
+    )
+
+
+def preprocessor_config(kbert_class, data):
+    """keras-hub's `preprocessor.json` for the task of `kbert_class` and its tokenizer."""
+    _, module, class_name = TASKS[kbert_class]
+    values = {
+        "name": f"{module}_preprocessor",
+        "trainable": True,
+        "dtype": _dtype_policy("float32"),
+        "tokenizer": tokenizer_config(data.tokenizer),
+        "config_file": PREPROCESSOR_CONFIG_FILE,
+        "sequence_length": min(data.tokenizer.setting("max_length"), data.config.max_positions),
+        "truncate": "round_robin",
+    }
+    if kbert_class == "BertMaskedLM":
+        # keras-hub's BertMaskedLMPreprocessor defaults (BERT's 15% with 80/10/10).
+        values.update(
+            mask_selection_rate=0.15,
+            mask_selection_length=96,
+            mask_token_rate=0.8,
+            random_token_rate=0.1,
+        )
+    return _serialized(f"{module}_preprocessor", class_name, values)
+
+
+def task_config(kbert_class, data, preprocessor):
+    """keras-hub's `task.json` for the task of `kbert_class` (`preprocessor` embedded)."""
+    hub_class, module, _ = TASKS[kbert_class]
+    values = {
+        "backbone": backbone_config(data.config),
+        "preprocessor": preprocessor,
+        "name": module,
+    }
+    if kbert_class == "BertClassifier":
+        dropout = data.task.get("dropout")
+        values.update(
+            num_classes=data.num_classes,
+            activation="linear",
+            dropout=data.config.hidden_dropout if dropout is None else dropout,
+        )
+    return _serialized(module, hub_class, values)
+
+
+def _version(distribution):
+    try:
+        return importlib.metadata.version(distribution)
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
+def metadata(parameter_count):
+    """keras-hub's `metadata.json` for a backbone of `parameter_count` weights."""
+    return {
+        "keras_version": _version("keras"),
+        "keras_hub_version": _version("keras-hub"),
+        "parameter_count": parameter_count,
+        "date_saved": datetime.datetime.now().strftime("%Y-%m-%d@%H:%M:%S"),
+        "tasks": ["MaskedLM", "TextClassifier", "TextEmbedder"],
+    }
+
+
+def check_exportable(data):
+    """Refuses what keras-hub's BERT cannot hold; warns about what it holds approximately."""
+    config = data.config
+    if config.activation not in ("gelu", "gelu_approximate"):
+        raise ValueError(
+            "keras-hub's BertBackbone always uses GELU; a model with "
+            f"activation={config.activation!r} cannot be exported to it."
+        )
+    if config.activation == "gelu":
+        logger.warning(
+            "The model uses the exact GELU; keras-hub's BertBackbone computes the tanh "
+            "approximation, so the exported model's outputs differ slightly (typically "
+            "1e-4 to 1e-3)."
+        )
+    if config.layer_norm_epsilon != KERAS_HUB_LAYER_NORM_EPSILON:
+        logger.warning(
+            "The model's LayerNorm epsilon is %g; keras-hub's BertBackbone uses %g.",
+            config.layer_norm_epsilon,
+            KERAS_HUB_LAYER_NORM_EPSILON,
+        )
+    if config.attention_dropout != config.hidden_dropout:
+        logger.info(
+            "keras-hub has one dropout rate; the export uses hidden_dropout=%g.",
+            config.hidden_dropout,
+        )
+    if data.tokenizer is not None:
+        unusual = {
+            argument: data.tokenizer.setting(argument)
+            for argument, token in _SPECIAL_TOKENS.items()
+            if data.tokenizer.setting(argument) != token
+        }
+        if unusual:
+            raise ValueError(
+                "keras-hub's BertTokenizer uses the special tokens "
+                f"{sorted(_SPECIAL_TOKENS.values())}; this tokenizer has {unusual}."
+            )
