@@ -5,22 +5,24 @@ The public names are imported lazily so that `import kbert` (and the `kbert` com
 """
 
 from kbert.lazy_imports import lazy_attributes
+from kbert.lazy_imports import names_by_module
 
 __version__ = "0.1.0"
 
-_PUBLIC_NAMES = {
-    "BertConfig": "kbert.architecture.bert_config",
-    "BertBackbone": "kbert.models.bert_backbone",
-    "BertPretrainer": "kbert.models.bert_pretrainer",
-    "BertMaskedLM": "kbert.models.bert_masked_lm",
-    "BertClassifier": "kbert.models.bert_classifier",
-    "BertTokenClassifier": "kbert.models.bert_token_classifier",
-    "BertQuestionAnswerer": "kbert.models.bert_question_answerer",
-    "BertTask": "kbert.models.bert_task",
-    "BertTokenizer": "kbert.tokenizer.bert_tokenizer",
-    "load_task": "kbert.models.bert_task",
-    "resolve_preset": "kbert.presets.model_source",
-}
+_PUBLIC_NAMES = names_by_module(
+    {
+        "kbert.architecture.bert_config": ("BertConfig",),
+        "kbert.models.bert_backbone": ("BertBackbone",),
+        "kbert.models.bert_classifier": ("BertClassifier",),
+        "kbert.models.bert_masked_lm": ("BertMaskedLM",),
+        "kbert.models.bert_pretrainer": ("BertPretrainer",),
+        "kbert.models.bert_question_answerer": ("BertQuestionAnswerer",),
+        "kbert.models.bert_task": ("BertTask", "load_task"),
+        "kbert.models.bert_token_classifier": ("BertTokenClassifier",),
+        "kbert.presets.model_source": ("resolve_preset",),
+        "kbert.tokenizer.bert_tokenizer": ("BertTokenizer",),
+    }
+)
 
 __all__ = sorted(_PUBLIC_NAMES) + ["__version__"]
 __getattr__, __dir__ = lazy_attributes(__name__, _PUBLIC_NAMES)

@@ -8,6 +8,21 @@ specs and `BertConfig` stay instant and Keras-free.
 import importlib
 
 
+def names_by_module(modules):
+    """`{name: module}` from `{module: (name, ...)}`, the way a package lists its names.
+
+    Raises:
+        ValueError: if a name is listed under two modules.
+    """
+    public_names = {}
+    for module, names in modules.items():
+        for name in names:
+            if name in public_names:
+                raise ValueError(f"{name!r} is listed under {public_names[name]} and {module}")
+            public_names[name] = module
+    return public_names
+
+
 def lazy_attributes(package, public_names):
     """`(__getattr__, __dir__)` for a package whose names live in its modules.
 

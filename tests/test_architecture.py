@@ -98,7 +98,7 @@ def test_no_import_cycle_between_kbert_packages():
 def test_the_light_parts_import_no_keras():
     code = (
         "import sys\n"
-        "import kbert.models.bert_config, kbert.tasks.task_specs, kbert.training.precisions\n"
+        "import kbert.architecture.bert_config, kbert.tasks.task_specs, kbert.training.precisions\n"
         "import kbert.tasks, kbert.training, kbert.pretraining, kbert.presets\n"
         "import kbert.cli\n"
         "kbert.cli.build_parser()\n"

@@ -11,3 +11,8 @@ MODEL_HELP = (
     "Face, Google or keras-hub checkpoint folder (converted once into the cache), or "
     "hf://owner/name"
 )
+
+
+def add_count_argument(parser, flag, default, help):
+    """Adds the whole-number option `flag` (metavar N), its default said in its help."""
+    parser.add_argument(flag, type=int, default=default, metavar="N", help=f"{help} (default: {default})")

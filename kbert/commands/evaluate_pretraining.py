@@ -2,6 +2,7 @@
 
 from kbert.commands import EXIT_OK
 from kbert.commands import MODEL_HELP
+from kbert.commands import add_count_argument
 
 
 def add_parser(subparsers):
@@ -23,20 +24,8 @@ def add_parser(subparsers):
     parser.add_argument(
         "--data", required=True, metavar="SHARD_DIR", help="held-out shards"
     )
-    parser.add_argument(
-        "--batch-size",
-        type=int,
-        default=64,
-        metavar="N",
-        help="instances per batch (default: 64)",
-    )
-    parser.add_argument(
-        "--seed",
-        type=int,
-        default=12345,
-        metavar="N",
-        help="masking seed for unmasked shards (default: 12345)",
-    )
+    add_count_argument(parser, "--batch-size", 64, "instances per batch")
+    add_count_argument(parser, "--seed", 12345, "masking seed for unmasked shards")
     parser.add_argument(
         "--json", action="store_true", help="print the scores as one JSON line"
     )

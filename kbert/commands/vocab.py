@@ -3,6 +3,7 @@
 import pathlib
 
 from kbert.commands import EXIT_OK
+from kbert.commands import add_count_argument
 
 
 def add_parser(subparsers):
@@ -25,27 +26,11 @@ def add_parser(subparsers):
     parser.add_argument(
         "--cased", action="store_true", help="keep case and accents (default: lower-case)"
     )
-    parser.add_argument(
-        "--unused",
-        type=int,
-        default=0,
-        metavar="N",
-        help="[unusedN] placeholders after the special tokens (default: 0)",
+    add_count_argument(parser, "--unused", 0, "[unusedN] placeholders after the special tokens")
+    add_count_argument(
+        parser, "--min-frequency", 2, "how often a pair must occur to become a piece"
     )
-    parser.add_argument(
-        "--min-frequency",
-        type=int,
-        default=2,
-        metavar="N",
-        help="how often a pair must occur to become a piece (default: 2)",
-    )
-    parser.add_argument(
-        "--limit-alphabet",
-        type=int,
-        default=1000,
-        metavar="N",
-        help="most distinct characters kept (default: 1000)",
-    )
+    add_count_argument(parser, "--limit-alphabet", 1000, "most distinct characters kept")
     parser.add_argument(
         "--overwrite", action="store_true", help="replace a vocab.txt already in DIR"
     )

@@ -4,6 +4,13 @@ from keras import ops
 from kbert.layers.host_truncated_normal import HostTruncatedNormal
 
 
+# The constructor arguments `get_config` returns, read from the attributes of the same names.
+_CONFIG_NAMES = (
+    "vocabulary_size", "hidden_size", "max_positions", "type_vocabulary_size", "dropout",
+    "layer_norm_epsilon", "initializer_range",
+)
+
+
 @keras.saving.register_keras_serializable(package="kbert")
 class BertEmbeddings(keras.layers.Layer):
     """Token + learned absolute position + segment embeddings, then LayerNorm and dropout.
@@ -100,13 +107,5 @@ class BertEmbeddings(keras.layers.Layer):
 
     def get_config(self):
         config = super().get_config()
-        config.update(
-            vocabulary_size=self.vocabulary_size,
-            hidden_size=self.hidden_size,
-            max_positions=self.max_positions,
-            type_vocabulary_size=self.type_vocabulary_size,
-            dropout=self.dropout,
-            layer_norm_epsilon=self.layer_norm_epsilon,
-            initializer_range=self.initializer_range,
-        )
+        config.update({name: getattr(self, name) for name in _CONFIG_NAMES})
         return config

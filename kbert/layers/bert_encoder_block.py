@@ -5,6 +5,13 @@ from kbert.layers.bert_self_attention import BertSelfAttention
 from kbert.layers.host_truncated_normal import HostTruncatedNormal
 
 
+# The constructor arguments `get_config` returns, read from the attributes of the same names.
+_CONFIG_NAMES = (
+    "hidden_size", "num_heads", "intermediate_size", "hidden_dropout", "attention_dropout",
+    "layer_norm_epsilon", "activation", "initializer_range",
+)
+
+
 @keras.saving.register_keras_serializable(package="kbert")
 class BertEncoderBlock(keras.layers.Layer):
     """One post-LayerNorm transformer encoder block, as in BERT.
@@ -114,14 +121,5 @@ class BertEncoderBlock(keras.layers.Layer):
 
     def get_config(self):
         config = super().get_config()
-        config.update(
-            hidden_size=self.hidden_size,
-            num_heads=self.num_heads,
-            intermediate_size=self.intermediate_size,
-            hidden_dropout=self.hidden_dropout,
-            attention_dropout=self.attention_dropout,
-            layer_norm_epsilon=self.layer_norm_epsilon,
-            activation=self.activation,
-            initializer_range=self.initializer_range,
-        )
+        config.update({name: getattr(self, name) for name in _CONFIG_NAMES})
         return config

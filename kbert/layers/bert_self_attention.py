@@ -14,6 +14,12 @@ from kbert.layers.attention_dispatch import explicit_attention
 from kbert.layers.host_truncated_normal import HostTruncatedNormal
 
 
+# The constructor arguments `get_config` returns, read from the attributes of the same names.
+_CONFIG_NAMES = (
+    "hidden_size", "num_heads", "attention_dropout", "initializer_range",
+)
+
+
 @keras.saving.register_keras_serializable(package="kbert")
 class BertSelfAttention(keras.layers.Layer):
     """BERT's multi-head self-attention.
@@ -123,10 +129,5 @@ class BertSelfAttention(keras.layers.Layer):
 
     def get_config(self):
         config = super().get_config()
-        config.update(
-            hidden_size=self.hidden_size,
-            num_heads=self.num_heads,
-            attention_dropout=self.attention_dropout,
-            initializer_range=self.initializer_range,
-        )
+        config.update({name: getattr(self, name) for name in _CONFIG_NAMES})
         return config

@@ -1,3 +1,5 @@
+import dataclasses
+
 import keras
 import numpy as np
 from keras import ops
@@ -7,6 +9,8 @@ from kbert.layers.bert_encoder_block import BertEncoderBlock
 from kbert.layers.bert_pooler import BertPooler
 from kbert.architecture.bert_config import BertConfig
 from kbert.models.input_validation import validate_inputs
+
+_CONFIG_FIELDS = tuple(field.name for field in dataclasses.fields(BertConfig))
 
 
 def _backbone_inputs():
@@ -118,20 +122,9 @@ class BertBackbone(keras.Model):
         dtype=None,
         **kwargs,
     ):
-        config = BertConfig(
-            vocabulary_size=vocabulary_size,
-            hidden_size=hidden_size,
-            num_layers=num_layers,
-            num_heads=num_heads,
-            intermediate_size=intermediate_size,
-            max_positions=max_positions,
-            type_vocabulary_size=type_vocabulary_size,
-            hidden_dropout=hidden_dropout,
-            attention_dropout=attention_dropout,
-            layer_norm_epsilon=layer_norm_epsilon,
-            activation=activation,
-            initializer_range=initializer_range,
-        )
+        # Every argument but `dtype` (and Keras' own) is a `BertConfig` field.
+        arguments = locals()
+        config = BertConfig(**{field: arguments[field] for field in _CONFIG_FIELDS})
 
         # === Layers ===
         embeddings = BertEmbeddings(

@@ -1,7 +1,7 @@
 import keras
 
-from kbert.layers.host_truncated_normal import HostTruncatedNormal
 from kbert.models.bert_task import BertTask
+from kbert.models.label_head import LabelHead
 from kbert.preprocessing.text_classifier_preprocessor import TextClassifierPreprocessor
 
 
@@ -28,26 +28,13 @@ class BertClassifier(BertTask):
     fine_tuning_task = "classification"
 
     def __init__(self, backbone, num_classes=None, label_names=None, dropout=None, **kwargs):
-        num_classes, label_names = _resolve_labels(num_classes, label_names)
-        config = backbone.bert_config
-        dropout = config.hidden_dropout if dropout is None else dropout
-        # === Layers ===
-        dropout_layer = keras.layers.Dropout(dropout, name="classifier_dropout")
-        classifier_head = keras.layers.Dense(
-            num_classes,
-            kernel_initializer=HostTruncatedNormal(stddev=config.initializer_range),
-            dtype="float32",
-            name="classifier_head",
-        )
+        head = LabelHead(backbone, num_classes, label_names, dropout, name="classifier")
         # === Functional model ===
         inputs = self._task_inputs(backbone)
-        pooled = backbone(inputs)["pooled_output"]
-        outputs = classifier_head(dropout_layer(pooled))
+        outputs = head(backbone(inputs)["pooled_output"])
         self._finish_init(backbone, inputs, outputs, **kwargs)
         # === Config ===
-        self.num_classes = num_classes
-        self.label_names = label_names
-        self.dropout = dropout
+        self.num_classes, self.label_names, self.dropout = head.config()
 
     def classify(self, text_or_texts, pairs=None, tokenizer=None, batch_size=32):
         """Label probabilities for one or several texts (or text pairs).
@@ -83,36 +70,3 @@ class BertClassifier(BertTask):
             "label_names": self.label_names,
             "dropout": self.dropout,
         }
-
-
-# The most classes a head may have: far beyond any classification or tagging task, it
-# refuses a preset asking for a 10^9-wide head before the head is built.
-MAX_CLASSES = 100_000
-
-
-def _resolve_labels(num_classes, label_names):
-    """Checks `num_classes` against `label_names`; returns both (names may be None)."""
-    if label_names is not None:
-        label_names = [str(name) for name in label_names]
-        if len(set(label_names)) != len(label_names):
-            raise ValueError(
-                f"`label_names` must be unique. Received: label_names={label_names}"
-            )
-        if num_classes is None:
-            num_classes = len(label_names)
-        elif num_classes != len(label_names):
-            raise ValueError(
-                "`num_classes` must equal len(label_names). Received: "
-                f"num_classes={num_classes}, label_names={label_names}"
-            )
-    if num_classes is None:
-        raise ValueError("`num_classes` (or `label_names`) is required. Received: None")
-    if isinstance(num_classes, bool) or not isinstance(num_classes, int) or num_classes < 1:
-        raise ValueError(
-            f"`num_classes` must be a positive integer. Received: num_classes={num_classes!r}"
-        )
-    if num_classes > MAX_CLASSES:
-        raise ValueError(
-            f"`num_classes` must be at most {MAX_CLASSES}. Received: num_classes={num_classes!r}"
-        )
-    return num_classes, label_names

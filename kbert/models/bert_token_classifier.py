@@ -1,9 +1,8 @@
 import keras
 
-from kbert.layers.host_truncated_normal import HostTruncatedNormal
-from kbert.models.bert_classifier import _resolve_labels
 from kbert.models.bert_task import BertTask
 from kbert.models.ignore_class_accuracy import IgnoreClassAccuracy
+from kbert.models.label_head import LabelHead
 from kbert.preprocessing.token_classifier_preprocessor import TokenClassifierPreprocessor
 
 
@@ -30,26 +29,13 @@ class BertTokenClassifier(BertTask):
     fine_tuning_task = "token-classification"
 
     def __init__(self, backbone, num_classes=None, label_names=None, dropout=None, **kwargs):
-        num_classes, label_names = _resolve_labels(num_classes, label_names)
-        config = backbone.bert_config
-        dropout = config.hidden_dropout if dropout is None else dropout
-        # === Layers ===
-        dropout_layer = keras.layers.Dropout(dropout, name="token_classifier_dropout")
-        token_classifier_head = keras.layers.Dense(
-            num_classes,
-            kernel_initializer=HostTruncatedNormal(stddev=config.initializer_range),
-            dtype="float32",
-            name="token_classifier_head",
-        )
+        head = LabelHead(backbone, num_classes, label_names, dropout, name="token_classifier")
         # === Functional model ===
         inputs = self._task_inputs(backbone)
-        sequence = backbone(inputs)["sequence_output"]
-        outputs = token_classifier_head(dropout_layer(sequence))
+        outputs = head(backbone(inputs)["sequence_output"])
         self._finish_init(backbone, inputs, outputs, **kwargs)
         # === Config ===
-        self.num_classes = num_classes
-        self.label_names = label_names
-        self.dropout = dropout
+        self.num_classes, self.label_names, self.dropout = head.config()
 
     def tag(self, text_or_texts, aggregation="first", tokenizer=None, batch_size=32):
         """The entity spans of one or several texts.

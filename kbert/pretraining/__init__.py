@@ -12,25 +12,27 @@ Names load lazily: only `DynamicMasking` needs Keras.
 """
 
 from kbert.lazy_imports import lazy_attributes
+from kbert.lazy_imports import names_by_module
 
-_PUBLIC_NAMES = {
-    "ContinuedPretraining": "kbert.pretraining.continued_pretraining",
-    "DocumentReader": "kbert.pretraining.document_reader",
-    "DynamicMasking": "kbert.pretraining.dynamic_masking",
-    "InstanceBuilder": "kbert.pretraining.instance_builder",
-    "ShardReader": "kbert.pretraining.shard_reader",
-    "ShardWriter": "kbert.pretraining.shard_writer",
-    "TokenizedCorpus": "kbert.pretraining.tokenized_corpus",
-    "VocabularyTrainer": "kbert.pretraining.vocabulary_trainer",
-    "create_pretraining_data": "kbert.pretraining.pretraining_data",
-    "mask_tokens": "kbert.preprocessing.masking",
-    "PretrainingConfig": "kbert.pretraining.pretraining_config",
-    "PretrainingLoop": "kbert.pretraining.pretraining_loop",
-    "PretrainingObjective": "kbert.pretraining.pretraining_objective",
-    "PretrainingResult": "kbert.pretraining.pretraining_result",
-    "ShardDataset": "kbert.pretraining.shard_dataset",
-    "split_into_sentences": "kbert.pretraining.document_reader",
-}
+_PUBLIC_NAMES = names_by_module(
+    {
+        "kbert.preprocessing.masking": ("mask_tokens",),
+        "kbert.pretraining.continued_pretraining": ("ContinuedPretraining",),
+        "kbert.pretraining.document_reader": ("DocumentReader", "split_into_sentences"),
+        "kbert.pretraining.dynamic_masking": ("DynamicMasking",),
+        "kbert.pretraining.instance_builder": ("InstanceBuilder",),
+        "kbert.pretraining.pretraining_config": ("PretrainingConfig",),
+        "kbert.pretraining.pretraining_data": ("create_pretraining_data",),
+        "kbert.pretraining.pretraining_loop": ("PretrainingLoop",),
+        "kbert.pretraining.pretraining_objective": ("PretrainingObjective",),
+        "kbert.pretraining.pretraining_result": ("PretrainingResult",),
+        "kbert.pretraining.shard_dataset": ("ShardDataset",),
+        "kbert.pretraining.shard_reader": ("ShardReader",),
+        "kbert.pretraining.shard_writer": ("ShardWriter",),
+        "kbert.pretraining.tokenized_corpus": ("TokenizedCorpus",),
+        "kbert.pretraining.vocabulary_trainer": ("VocabularyTrainer",),
+    }
+)
 
 __all__ = sorted(_PUBLIC_NAMES)
 __getattr__, __dir__ = lazy_attributes(__name__, _PUBLIC_NAMES)

@@ -12,31 +12,34 @@ The training building blocks (`CancellationToken`, `create_optimizer`, ...) live
 """
 
 from kbert.lazy_imports import lazy_attributes
+from kbert.lazy_imports import names_by_module
 
-_PUBLIC_NAMES = {
-    "BucketedDataset": "kbert.preprocessing.bucketed_dataset",
-    "CancellationToken": "kbert.training.cancellation_token",
-    "ClassificationTask": "kbert.tasks.classification_task",
-    "FineTuner": "kbert.tasks.fine_tuner",
-    "FineTuningCallback": "kbert.tasks.fine_tuning_callback",
-    "FineTuningConfig": "kbert.tasks.fine_tuning_config",
-    "FineTuningResult": "kbert.tasks.fine_tuning_result",
-    "FineTuningTask": "kbert.tasks.fine_tuning_task",
-    "LinearWarmupDecay": "kbert.training.optimization",
-    "PRECISIONS": "kbert.training.optimization",
-    "QuestionAnsweringTask": "kbert.tasks.question_answering_task",
-    "TASK_NAMES": "kbert.tasks.task_specs",
-    "TASK_SPECS": "kbert.tasks.task_specs",
-    "TaskFeatures": "kbert.preprocessing.task_features",
-    "TaskSpec": "kbert.tasks.task_spec",
-    "TokenClassificationTask": "kbert.tasks.token_classification_task",
-    "TrainingCheckpoint": "kbert.training.training_checkpoint",
-    "create_optimizer": "kbert.training.optimization",
-    "make_task": "kbert.tasks.task_registry",
-    "precision_policy": "kbert.training.optimization",
-    "resolve_precision": "kbert.training.optimization",
-    "task_spec": "kbert.tasks.task_specs",
-}
+_PUBLIC_NAMES = names_by_module(
+    {
+        "kbert.preprocessing.bucketed_dataset": ("BucketedDataset",),
+        "kbert.preprocessing.task_features": ("TaskFeatures",),
+        "kbert.tasks.classification_task": ("ClassificationTask",),
+        "kbert.tasks.fine_tuner": ("FineTuner",),
+        "kbert.tasks.fine_tuning_callback": ("FineTuningCallback",),
+        "kbert.tasks.fine_tuning_config": ("FineTuningConfig",),
+        "kbert.tasks.fine_tuning_result": ("FineTuningResult",),
+        "kbert.tasks.fine_tuning_task": ("FineTuningTask",),
+        "kbert.tasks.question_answering_task": ("QuestionAnsweringTask",),
+        "kbert.tasks.task_registry": ("make_task",),
+        "kbert.tasks.task_spec": ("TaskSpec",),
+        "kbert.tasks.task_specs": ("TASK_NAMES", "TASK_SPECS", "task_spec"),
+        "kbert.tasks.token_classification_task": ("TokenClassificationTask",),
+        "kbert.training.cancellation_token": ("CancellationToken",),
+        "kbert.training.optimization": (
+            "LinearWarmupDecay",
+            "PRECISIONS",
+            "create_optimizer",
+            "precision_policy",
+            "resolve_precision",
+        ),
+        "kbert.training.training_checkpoint": ("TrainingCheckpoint",),
+    }
+)
 
 __all__ = sorted(_PUBLIC_NAMES)
 __getattr__, __dir__ = lazy_attributes(__name__, _PUBLIC_NAMES)

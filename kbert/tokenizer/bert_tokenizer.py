@@ -100,11 +100,8 @@ class BertTokenizer:
         self.lowercase = lowercase
         self.strip_accents = strip_accents
         self.tokenize_chinese_chars = tokenize_chinese_chars
-        self.unk_token = unk_token
-        self.cls_token = cls_token
-        self.sep_token = sep_token
-        self.pad_token = pad_token
-        self.mask_token = mask_token
+        self.unk_token, self.cls_token, self.sep_token = unk_token, cls_token, sep_token
+        self.pad_token, self.mask_token = pad_token, mask_token
         self.max_length = max_length
 
         self._vocabulary = _load_vocabulary(vocabulary)

@@ -11,25 +11,32 @@ Names load lazily (`kbert.lazy_imports`): importing this package imports no Kera
 """
 
 from kbert.lazy_imports import lazy_attributes
+from kbert.lazy_imports import names_by_module
 
-_PUBLIC_NAMES = {
-    "CancellationToken": "kbert.training.cancellation_token",
-    "EpochFinished": "kbert.training.progress_events",
-    "LinearWarmupDecay": "kbert.training.optimization",
-    "OPTIMIZERS": "kbert.training.optimization",
-    "PRECISIONS": "kbert.training.optimization",
-    "ProgressEvents": "kbert.training.progress_events",
-    "StepCallback": "kbert.training.step_callback",
-    "StepFinished": "kbert.training.progress_events",
-    "TrainingCallback": "kbert.training.training_callback",
-    "TrainingCheckpoint": "kbert.training.training_checkpoint",
-    "TrainingFinished": "kbert.training.progress_events",
-    "TrainingStarted": "kbert.training.progress_events",
-    "create_optimizer": "kbert.training.optimization",
-    "precision_policy": "kbert.training.optimization",
-    "resolve_precision": "kbert.training.optimization",
-    "start_state": "kbert.training.run_state",
-}
+_PUBLIC_NAMES = names_by_module(
+    {
+        "kbert.training.cancellation_token": ("CancellationToken",),
+        "kbert.training.optimization": (
+            "LinearWarmupDecay",
+            "OPTIMIZERS",
+            "PRECISIONS",
+            "create_optimizer",
+            "precision_policy",
+            "resolve_precision",
+        ),
+        "kbert.training.progress_events": (
+            "EpochFinished",
+            "ProgressEvents",
+            "StepFinished",
+            "TrainingFinished",
+            "TrainingStarted",
+        ),
+        "kbert.training.run_state": ("start_state",),
+        "kbert.training.step_callback": ("StepCallback",),
+        "kbert.training.training_callback": ("TrainingCallback",),
+        "kbert.training.training_checkpoint": ("TrainingCheckpoint",),
+    }
+)
 
 __all__ = sorted(_PUBLIC_NAMES)
 __getattr__, __dir__ = lazy_attributes(__name__, _PUBLIC_NAMES)
