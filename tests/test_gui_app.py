@@ -19,6 +19,7 @@ from kbert_gui.main_window import MainWindow
 from kbert_gui.worker import Worker
 from kbert_gui.worker_pool import WorkerPool
 from gui_helpers import make_context
+from gui_helpers import make_hugging_face_folder
 from gui_helpers import stop_context
 
 REPOSITORY = pathlib.Path(__file__).resolve().parents[1]
@@ -138,22 +139,7 @@ def test_latest_request_runner_reports_errors_of_the_latest_request_only(qtbot):
 
 @pytest.fixture(scope="module")
 def hugging_face_folder(tmp_path_factory):
-    torch = pytest.importorskip("torch")
-    transformers = pytest.importorskip("transformers")
-    folder = tmp_path_factory.mktemp("gui") / "hf-bert"
-    torch.manual_seed(0)
-    config = transformers.BertConfig(
-        vocab_size=40,
-        hidden_size=16,
-        num_hidden_layers=1,
-        num_attention_heads=2,
-        intermediate_size=20,
-        max_position_embeddings=32,
-    )
-    transformers.BertForMaskedLM(config).save_pretrained(folder)
-    vocabulary = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"] + [f"w{i}" for i in range(35)]
-    (folder / "vocab.txt").write_text("\n".join(vocabulary) + "\n", encoding="utf-8")
-    return folder
+    return make_hugging_face_folder(tmp_path_factory.mktemp("gui") / "hf-bert")
 
 
 def test_model_store_converts_a_checkpoint_folder_once_and_loads_task_models(
@@ -179,6 +165,60 @@ def test_model_store_explains_a_missing_model(tmp_path):
     store = make_context(tmp_path, source=str(tmp_path / "nowhere")).models
     with pytest.raises(ValueError, match="No model at .*nowhere"):
         store.model("BertMaskedLM")
+
+
+def test_model_store_describes_a_model_and_reports_its_conversion(tmp_path, hugging_face_folder):
+    store = make_context(tmp_path, source=str(hugging_face_folder)).models
+    events = []
+    store.loading_started.connect(lambda message: events.append(("started", message)))
+    store.loading_step.connect(lambda message: events.append(("step", message)))
+    store.loading_finished.connect(lambda: events.append("finished"))
+    described = []
+    store.described.connect(described.append)
+
+    description = store.describe()
+    assert description.class_name == "BertMaskedLM" and description.kind == "masked LM"
+    assert description.folder.parent == tmp_path / "converted"
+    assert description.title == "hf-bert (masked LM)" and description.tab_key == "explorer"
+    assert f"kbert preset: {description.folder}" in description.details
+    # The conversion's own log lines, between the start and the end of the work.
+    assert events[0] == ("started", "Opening hf-bert…") and events[-1] == "finished"
+    steps = [message for kind, message in events[1:-1]]
+    assert any("is a huggingface checkpoint: converting it once" in step for step in steps)
+    assert any(step.startswith("Wrote BertMaskedLM preset to") for step in steps)
+    assert described == [description]
+
+    # Described and loaded once: later calls are answered from the cache, silently.
+    events.clear()
+    assert store.describe() is description
+    store.model("BertMaskedLM")
+    assert events == [("started", "Loading hf-bert…"), "finished"]
+    events.clear()
+    store.model("BertMaskedLM")
+    assert events == []
+
+
+def test_model_names_come_from_the_run_and_the_task():
+    from kbert_gui.model_description import ModelDescription
+    from kbert_gui.model_description import short_name
+
+    assert short_name("demo") == "demo" and short_name("hf://google-bert/bert-base") == (
+        "hf://google-bert/bert-base"
+    )
+    assert short_name("/home/me/runs/sentiment/model") == "runs/sentiment"
+    assert short_name("/home/me/presets/tiny") == "tiny"
+    run = "/home/me/runs/sentiment/model"
+    classifier = ModelDescription(run, pathlib.Path(run), "BertClassifier", ("neg", "pos"))
+    assert classifier.title == "runs/sentiment (classifier: neg, pos)"
+    assert classifier.tab_key == "classify" and classifier.is_fine_tuned
+    tags = ("O", "B-PER", "I-PER", "B-LOC", "I-LOC")
+    tagger = ModelDescription(run, pathlib.Path(run), "BertTokenClassifier", tags)
+    assert tagger.title == "runs/sentiment (tagger: PER, LOC)"
+    many = ModelDescription(run, pathlib.Path(run), "BertClassifier", tuple("abcdefgh"))
+    assert many.title == "runs/sentiment (classifier: a, b, c, d, e, … 8 labels)"
+    qa = ModelDescription("squad", pathlib.Path("squad"), "BertQuestionAnswerer")
+    assert (qa.title, qa.tab_key) == ("squad (question answering)", "qa")
+    assert ModelDescription("demo", pathlib.Path("d"), "BertPretrainer").tab_key == "explorer"
 
 
 def test_model_store_remembers_recent_models(qtbot, tmp_path):
