@@ -40,19 +40,26 @@ def add_arguments(parser):
     )
 
 
-def create_window(model=DEFAULT_PRESET):
-    """The `MainWindow` with every tab, on a new `AppContext` (a QApplication must exist)."""
+def create_window(model=DEFAULT_PRESET, context=None):
+    """The `MainWindow` with every tab (a QApplication must exist).
+
+    Args:
+        model: the first model, for a new `AppContext` on the app's settings.
+        context: the `AppContext` to use instead (tests give one with its own settings).
+    """
     from kbert_gui.app_context import AppContext
+    from kbert_gui.classify_tab import ClassifyTab
     from kbert_gui.explorer_tab import ExplorerTab
     from kbert_gui.fine_tuning_tab import FineTuningTab
     from kbert_gui.main_window import MainWindow
     from kbert_gui.model_store import ModelStore
     from kbert_gui.question_answering_tab import QuestionAnsweringTab
 
-    context = AppContext(ModelStore(model))
+    context = context if context is not None else AppContext(ModelStore(model))
     tabs = [
         ("explorer", ExplorerTab(context)),
         ("qa", QuestionAnsweringTab(context)),
+        ("classify", ClassifyTab(context)),
         ("fine-tuning", FineTuningTab(context)),
     ]
     window = MainWindow(context, tabs)
