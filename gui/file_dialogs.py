@@ -13,8 +13,8 @@ class FileDialogs:
     A *kind* names what the dialog picks ("models", "exports", "data", ...); the folder
     holding the last file or folder chosen for it is kept in `settings` under
     `folders/<kind>`, so the next dialog of that kind (also after a restart) starts
-    there, beside the last choice; before the first choice, in the home folder. Each method returns the chosen path as a string, or None
-    when the user cancelled.
+    there, beside the last choice; before the first choice, in the home folder. Each
+    method returns the chosen path as a string, or None when the user cancelled.
 
     Args:
         settings: the app's `QSettings`.

@@ -1,6 +1,7 @@
 """The app's foundation: workers, latest-only requests, the model store, the window."""
 
 import pathlib
+import shutil
 import subprocess
 import sys
 import threading
@@ -241,13 +242,7 @@ def _window(qtbot, tmp_path):
     return window
 
 
-def test_window_opens_a_dropped_folder_and_switches_tabs_on_request(qtbot, tmp_path):
-    window = _window(qtbot, tmp_path)
-    assert window.model_label.text() == "demo"
-    assert [window.tabs.tabText(index) for index in range(2)] == ["First", "Second"]
-
-    folder = tmp_path / "my-model"
-    folder.mkdir()
+def _drop(window, folder):
     mime = QMimeData()
     mime.setUrls([QUrl.fromLocalFile(str(folder))])
     drop = QDropEvent(
@@ -255,12 +250,45 @@ def test_window_opens_a_dropped_folder_and_switches_tabs_on_request(qtbot, tmp_p
         Qt.KeyboardModifier.NoModifier,
     )
     window.dropEvent(drop)
+
+
+def test_window_opens_a_dropped_model_folder_and_switches_tabs_on_request(qtbot, tmp_path):
+    from kbert.presets import BUILTIN_PRESETS
+
+    window = _window(qtbot, tmp_path)
+    assert window.model_label.text() == "demo"
+    assert [window.tabs.tabText(index) for index in range(2)] == ["First", "Second"]
+
+    folder = tmp_path / "my-model"
+    shutil.copytree(BUILTIN_PRESETS["demo"], folder)
+    with qtbot.waitSignal(window.context.models.source_changed, timeout=30000):
+        _drop(window, folder)
     assert window.context.models.source == str(folder)
-    assert window.model_label.text() == "my-model"
+    assert window.context.models.recent_sources()[0] == str(folder)
+    qtbot.waitUntil(lambda: window.model_label.text() == "my-model (pretrained)", timeout=30000)
 
     window.context.open_model("demo", "second")
     assert window.tabs.currentWidget() is window.tab("second")
-    assert window.model_label.text() == "demo"
+    qtbot.waitUntil(lambda: window.model_label.text() == "demo (pretrained)", timeout=30000)
+    stop_context(window.context)
+
+
+def test_opening_an_empty_folder_says_what_a_model_is_and_keeps_the_model(qtbot, tmp_path):
+    window = _window(qtbot, tmp_path)
+    recent = window.context.models.recent_sources()
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    with qtbot.waitSignal(window.context.opener.failed, timeout=60000):
+        _drop(window, empty)
+    message = window.error_banner.message
+    assert message.startswith(f"Cannot open {empty}: '{empty}' is not a model folder: a model ")
+    assert "kbert preset" in message and "The folder holds: nothing" in message
+    assert "max() arg" not in message
+    assert message.endswith("The model is still demo.")
+    assert window.context.models.source == "demo"
+    assert window.model_label.text() in ("demo", "demo (pretrained)")
+    assert window.context.models.recent_sources() == recent
+    stop_context(window.context)
 
 
 def test_window_shows_backend_and_device_once_keras_loads(qtbot, tmp_path):

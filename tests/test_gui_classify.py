@@ -1,7 +1,8 @@
 """The "Classify & tag" tab: a fine-tuned classifier or tagger used on new text, exactly
-as `classify` and `tag` see it; its exports.
+as `classify` and `tag` see it; the automatic switch to it; its exports.
 
-Runs on every backend with one-layer models of hidden size 32.
+Runs on every backend with one-layer models of hidden size 32, fine-tuned for a few
+steps (through the fine-tuning tab in the end-to-end test).
 """
 
 import csv
@@ -12,9 +13,15 @@ import pytest
 from gui_helpers import make_context
 from gui_helpers import stop_context
 from PySide6.QtCore import Qt
+from test_finetune_acceptance import classification_examples
 from test_finetune_acceptance import make_tiny_preset
+from test_finetune_acceptance import token_classification_examples
+from test_gui_fine_tuning import RUN_TIMEOUT_MS
 from test_gui_fine_tuning import SMALL_MODEL
+from test_gui_fine_tuning import set_up_run
+from test_gui_fine_tuning import write_csv
 
+from kbert_gui.app import create_window
 from kbert_gui.classify_tab import ClassifyTab
 from kbert_gui.entity_span_model import EntitySpanModel
 from kbert_gui.label_probability_model import PROBABILITY_ROLE
@@ -24,6 +31,15 @@ TAGS = ["O", "B-PER", "I-PER", "B-LOC"]
 # An emoji (two UTF-16 units in Qt) before the entities, and one inside the text.
 TAGGED_TEXT = "😀 alice smith sat near the 🐈 in paris ."
 TIMEOUT_MS = 60_000
+
+
+def _write_conll(path, examples):
+    lines = []
+    for example in examples:
+        lines.extend(f"{token} {tag}" for token, tag in zip(example.tokens, example.tags))
+        lines.append("")
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
 
 
 @pytest.fixture(scope="module")
@@ -176,3 +192,54 @@ def test_exports_parse_and_match_what_is_shown(tab, qtbot, tmp_path, models):
     assert [TAGGED_TEXT[e["start"] : e["end"]] for e in document["entities"]] == [
         span.text for span in outcome.entities
     ]
+
+
+# --- End to end: fine-tune in the app, then use the model -------------------------------
+
+
+def test_fine_tune_a_classifier_and_a_tagger_in_the_app_then_use_them(qtbot, tmp_path, models):
+    from kbert.models import BertClassifier
+    from kbert.models import BertTokenClassifier
+
+    window = create_window(context=make_context(tmp_path, str(models["backbone"])))
+    qtbot.addWidget(window)
+    window.show()
+    tuning = window.tab("fine-tuning")
+    classify = window.tab("classify")
+    qtbot.waitUntil(lambda: tuning.hyperparameters.is_ready, timeout=TIMEOUT_MS)
+    window.show_tab("fine-tuning")
+
+    def train(task, data, output, **settings):
+        set_up_run(tuning, qtbot, data, output, task=task, **settings)
+        tuning.probe_input.set_values(text="")
+        with qtbot.waitSignal(tuning.run_finished, timeout=RUN_TIMEOUT_MS) as finished:
+            qtbot.mouseClick(tuning.start_button, Qt.MouseButton.LeftButton)
+        assert finished.args == ["completed"], tuning.error_banner.message
+        # "Open in explorer" on a classifier or tagger lands in "Classify & tag",
+        # which runs the model's own head (no random mask predictions).
+        qtbot.mouseClick(tuning.open_explorer_button, Qt.MouseButton.LeftButton)
+        qtbot.waitUntil(lambda: window.current_tab_key() == "classify", timeout=TIMEOUT_MS)
+        return tuning.result.preset_path
+
+    settings = dict(epochs=2, batch_size=8, learning_rate=1e-3, max_length=16)
+    data = write_csv(tmp_path / "train.csv", classification_examples(32, seed=1))
+    classifier_path = train("classification", data, tmp_path / "runs" / "sentiment", **settings)
+    assert window.model_label.text() == "runs/sentiment (classifier: neg, pos)"
+    text = "a great house near the river"
+    outcome = _predict(classify, qtbot, text)
+    assert classify.head_warning.message == ""  # a trained head: no warning
+    expected = BertClassifier.from_preset(classifier_path).classify(text)
+    assert outcome.classification.label == expected.label
+    for label, probability in expected.probabilities.items():
+        assert outcome.classification.probabilities[label] == pytest.approx(probability, abs=1e-6)
+
+    window.show_tab("fine-tuning")
+    conll = _write_conll(tmp_path / "train.conll", token_classification_examples(48, seed=1))
+    settings.update(epochs=4, learning_rate=5e-3, max_length=32)
+    tagger_path = train("token-classification", conll, tmp_path / "runs" / "names", **settings)
+    assert window.model_label.text() == "runs/names (tagger: LOC, PER)"
+    outcome = _predict(classify, qtbot, TAGGED_TEXT)
+    expected = BertTokenClassifier.from_preset(tagger_path).tag(TAGGED_TEXT)
+    assert outcome.entities == tuple(expected)
+    assert classify.text_edit.highlighted_spans() == [(s.start, s.end, s.text) for s in expected]
+    stop_context(window.context)

@@ -16,7 +16,11 @@ from PySide6.QtWidgets import QTreeView
 
 from kbert_gui.table_context_menu import TableContextMenu
 
-ROWS = [["Paris", "41.2%", "3–8"], ['say "hi", then', "0.5%", "10–12"], ["Rome", "0.1%", "1–2"]]
+ROWS = [
+    ["Paris", "41.2%", "3–8"],
+    ['say "hi", then', "0.5%", "10–12"],
+    ["Rome", "0.1%", "1–2"],
+]
 
 
 def _table(qtbot):
