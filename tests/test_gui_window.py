@@ -1,6 +1,11 @@
 """The window as a desktop app: menus, shortcuts, export, settings kept across restarts,
 model loading feedback and names, About, documentation."""
 
+import os
+import pathlib
+import subprocess
+import sys
+
 import pytest
 from gui_helpers import make_context
 from gui_helpers import make_hugging_face_folder
@@ -27,6 +32,8 @@ from kbert_gui.export_files import write_csv
 from kbert_gui.file_dialogs import FileDialogs
 from kbert_gui.main_window import MainWindow
 from kbert_gui.table_context_menu import TableContextMenu
+
+REPOSITORY = pathlib.Path(__file__).resolve().parents[1]
 
 
 def _settings(tmp_path):
@@ -364,3 +371,61 @@ def test_every_tab_fits_a_window_800_pixels_wide(qtbot, tmp_path):
         assert window.minimumSizeHint().width() <= 800, window.tabs.tabText(index)
         assert window.width() == 800
     stop_context(window.context)
+
+
+def test_without_a_display_the_app_says_so_and_exits_1():
+    environment = {
+        key: value
+        for key, value in os.environ.items()
+        if key not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")
+    }
+    environment["PYTHONPATH"] = os.pathsep.join(sys.path)
+    result = subprocess.run(
+        [sys.executable, "-m", "kbert_gui"],
+        cwd=REPOSITORY,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 1, (result.returncode, result.stderr)
+    assert "no display found" in result.stderr
+    assert "xvfb-run -a kbert gui" in result.stderr
+    assert "QT_QPA_PLATFORM=offscreen" in result.stderr
+    assert "core dumped" not in result.stderr and "Aborted" not in result.stderr
+
+
+@pytest.mark.skipif(
+    os.environ.get("KERAS_BACKEND", "jax") != "jax", reason="JAX's compilation cache"
+)
+def test_the_app_keeps_jax_programs_on_disk_as_the_command_does(tmp_path):
+    environment = {
+        key: value for key, value in os.environ.items() if key != "JAX_COMPILATION_CACHE_DIR"
+    }
+    environment.update(
+        KBERT_CACHE=str(tmp_path / "cache"),
+        KBERT_GUI_REPORT_STARTUP="1",
+        QT_QPA_PLATFORM="offscreen",
+        PYTHONPATH=os.pathsep.join(sys.path),
+        XDG_CONFIG_HOME=str(tmp_path / "config"),
+    )
+    process = subprocess.Popen(
+        [sys.executable, "-m", "kbert_gui"],
+        cwd=REPOSITORY,
+        env=environment,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        lines = []
+        for line in process.stdout:
+            lines.append(line)
+            if line.startswith("first prediction after"):
+                break
+    finally:
+        process.kill()
+        process.wait()
+    assert lines[0].startswith("window shown after") and "(cpu " in lines[0]
+    assert lines[-1].startswith("first prediction after")
+    assert any((tmp_path / "cache" / "jax-compilation-cache").iterdir())
