@@ -3,6 +3,9 @@
 from PySide6.QtCore import QObject
 from PySide6.QtCore import Signal
 
+from kbert_gui.environment_info import EnvironmentInfo
+from kbert_gui.file_dialogs import FileDialogs
+from kbert_gui.model_opener import ModelOpener
 from kbert_gui.model_store import ModelStore
 from kbert_gui.worker import Worker
 from kbert_gui.worker_pool import WorkerPool
@@ -16,10 +19,16 @@ class AppContext(QObject):
       never called from two threads at once.
     - `training_pool`: a serial `WorkerPool` for fine-tuning, so predictions stay
       responsive while a model trains.
+    - `opener`: the `ModelOpener`, which checks a model the user picks before it
+      becomes the current one, and describes the current one.
+    - `settings`: the app's `QSettings` (the model store's).
+    - `file_dialogs`: `FileDialogs` that start in the folder last used for their kind.
+    - `environment`: the `EnvironmentInfo` (versions, backend, device) once Keras
+      has loaded, else None.
 
     Signals:
         status_message(str): a line for the status bar.
-        environment_ready(str): the backend and device, once Keras has loaded.
+        environment_ready(str): the backend and device in words, once Keras has loaded.
         tab_requested(str): a tab asks the window to show the tab with this `key`.
 
     Args:
@@ -36,6 +45,9 @@ class AppContext(QObject):
         self.models = models if models is not None else ModelStore(parent=self)
         self.inference_pool = WorkerPool(max_threads=1, parent=self)
         self.training_pool = WorkerPool(max_threads=1, parent=self)
+        self.opener = ModelOpener(self.models, self.inference_pool, parent=self)
+        self.settings = self.models.settings
+        self.file_dialogs = FileDialogs(self.settings)
         self.environment = None
 
     def run_inference(self, function, *args, **kwargs):
@@ -59,9 +71,9 @@ class AppContext(QObject):
         worker.signals.error.connect(lambda message: self.status_message.emit(message))
         return worker
 
-    def _set_environment(self, description):
-        self.environment = description
-        self.environment_ready.emit(description)
+    def _set_environment(self, environment):
+        self.environment = environment
+        self.environment_ready.emit(environment.device)
 
     def stop_all(self, timeout_ms):
         """Asks every worker to stop and waits; True if all finished in time."""
@@ -72,6 +84,4 @@ class AppContext(QObject):
 
 
 def _describe_environment(worker):
-    from kbert.platform_support import describe_device
-
-    return describe_device()
+    return EnvironmentInfo.read()

@@ -8,9 +8,10 @@ from PySide6.QtCore import Qt
 class RowTableModel(QAbstractTableModel):
     """A flat table of `_rows` under `_columns` (tuples the subclass fills).
 
-    It answers Qt's `rowCount` and `columnCount`, and `data` for any index inside the
-    table by the subclass's `cell_data(row, column, role)`; an index outside it gets
-    None.
+    It answers Qt's `rowCount` and `columnCount`, `data` for any index inside the
+    table by the subclass's `cell_data(row, column, role)` (an index outside it gets
+    None), and `headerData`: the column's entry of `_columns` as its title, rows
+    numbered from 1.
 
     Args:
         parent: the owning QObject.
@@ -35,6 +36,15 @@ class RowTableModel(QAbstractTableModel):
         ):
             return None
         return self.cell_data(index.row(), index.column(), role)
+
+    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):
+        if role != Qt.ItemDataRole.DisplayRole:
+            return None
+        if orientation == Qt.Orientation.Horizontal and 0 <= section < len(self._columns):
+            return str(self._columns[section])
+        if orientation == Qt.Orientation.Vertical and 0 <= section < len(self._rows):
+            return str(section + 1)
+        return None
 
     def cell_data(self, row, column, role):
         """What the cell at `row`, `column` (both inside the table) holds for `role`."""

@@ -98,8 +98,11 @@ def _configure_logging():
     logging.getLogger("kbert").setLevel(logging.INFO)
 
 
-def _choose_backend_defaults():
+def choose_backend_defaults():
     """Sets KERAS_BACKEND and JAX's compilation cache where the user has not.
+
+    The desktop app calls it too (it starts without this module's `main` when run as
+    `kbert-gui` or `python -m kbert_gui`).
 
     Only before Keras and JAX are imported (they read these variables once, at import);
     a caller that already imported them, such as a test calling `main`, keeps its own.
@@ -121,7 +124,7 @@ def main(argv=None):
     """Runs `kbert` with `argv` (default: the process arguments); returns the exit status."""
     _configure_logging()
     args = build_parser().parse_args(argv)
-    _choose_backend_defaults()
+    choose_backend_defaults()
     if args.load_budget is not None:
         from kbert.files.load_budget import BUDGET_VARIABLE
         from kbert.files.load_budget import parse_byte_amount

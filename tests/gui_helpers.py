@@ -1,6 +1,9 @@
-"""Shared pieces of the desktop-app tests: an isolated AppContext and a UI heartbeat."""
+"""Shared pieces of the desktop-app tests: an isolated AppContext, a small Hugging Face
+checkpoint to convert, and a UI heartbeat."""
 
 import time
+
+import pytest
 
 from PySide6.QtCore import QSettings
 from PySide6.QtCore import QTimer
@@ -14,6 +17,28 @@ def make_context(tmp_path, source="demo"):
     settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
     models = ModelStore(source, settings=settings, cache_dir=tmp_path)
     return AppContext(models)
+
+
+def make_hugging_face_folder(folder):
+    """A tiny random Hugging Face BERT checkpoint (masked LM) with a vocabulary, in `folder`.
+
+    Skips the test when PyTorch or transformers is missing.
+    """
+    torch = pytest.importorskip("torch")
+    transformers = pytest.importorskip("transformers")
+    torch.manual_seed(0)
+    config = transformers.BertConfig(
+        vocab_size=40,
+        hidden_size=16,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        intermediate_size=20,
+        max_position_embeddings=32,
+    )
+    transformers.BertForMaskedLM(config).save_pretrained(folder)
+    vocabulary = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"] + [f"w{i}" for i in range(35)]
+    (folder / "vocab.txt").write_text("\n".join(vocabulary) + "\n", encoding="utf-8")
+    return folder
 
 
 def stop_context(context, timeout_ms=10000):

@@ -1,6 +1,7 @@
 """The app's foundation: workers, latest-only requests, the model store, the window."""
 
 import pathlib
+import shutil
 import subprocess
 import sys
 import threading
@@ -19,6 +20,7 @@ from kbert_gui.main_window import MainWindow
 from kbert_gui.worker import Worker
 from kbert_gui.worker_pool import WorkerPool
 from gui_helpers import make_context
+from gui_helpers import make_hugging_face_folder
 from gui_helpers import stop_context
 
 REPOSITORY = pathlib.Path(__file__).resolve().parents[1]
@@ -138,22 +140,7 @@ def test_latest_request_runner_reports_errors_of_the_latest_request_only(qtbot):
 
 @pytest.fixture(scope="module")
 def hugging_face_folder(tmp_path_factory):
-    torch = pytest.importorskip("torch")
-    transformers = pytest.importorskip("transformers")
-    folder = tmp_path_factory.mktemp("gui") / "hf-bert"
-    torch.manual_seed(0)
-    config = transformers.BertConfig(
-        vocab_size=40,
-        hidden_size=16,
-        num_hidden_layers=1,
-        num_attention_heads=2,
-        intermediate_size=20,
-        max_position_embeddings=32,
-    )
-    transformers.BertForMaskedLM(config).save_pretrained(folder)
-    vocabulary = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"] + [f"w{i}" for i in range(35)]
-    (folder / "vocab.txt").write_text("\n".join(vocabulary) + "\n", encoding="utf-8")
-    return folder
+    return make_hugging_face_folder(tmp_path_factory.mktemp("gui") / "hf-bert")
 
 
 def test_model_store_converts_a_checkpoint_folder_once_and_loads_task_models(
@@ -181,6 +168,60 @@ def test_model_store_explains_a_missing_model(tmp_path):
         store.model("BertMaskedLM")
 
 
+def test_model_store_describes_a_model_and_reports_its_conversion(tmp_path, hugging_face_folder):
+    store = make_context(tmp_path, source=str(hugging_face_folder)).models
+    events = []
+    store.loading_started.connect(lambda message: events.append(("started", message)))
+    store.loading_step.connect(lambda message: events.append(("step", message)))
+    store.loading_finished.connect(lambda: events.append("finished"))
+    described = []
+    store.described.connect(described.append)
+
+    description = store.describe()
+    assert description.class_name == "BertMaskedLM" and description.kind == "masked LM"
+    assert description.folder.parent == tmp_path / "converted"
+    assert description.title == "hf-bert (masked LM)" and description.tab_key == "explorer"
+    assert f"kbert preset: {description.folder}" in description.details
+    # The conversion's own log lines, between the start and the end of the work.
+    assert events[0] == ("started", "Opening hf-bert…") and events[-1] == "finished"
+    steps = [message for kind, message in events[1:-1]]
+    assert any("is a huggingface checkpoint: converting it once" in step for step in steps)
+    assert any(step.startswith("Wrote BertMaskedLM preset to") for step in steps)
+    assert described == [description]
+
+    # Described and loaded once: later calls are answered from the cache, silently.
+    events.clear()
+    assert store.describe() is description
+    store.model("BertMaskedLM")
+    assert events == [("started", "Loading hf-bert…"), "finished"]
+    events.clear()
+    store.model("BertMaskedLM")
+    assert events == []
+
+
+def test_model_names_come_from_the_run_and_the_task():
+    from kbert_gui.model_description import ModelDescription
+    from kbert_gui.model_description import short_name
+
+    assert short_name("demo") == "demo" and short_name("hf://google-bert/bert-base") == (
+        "hf://google-bert/bert-base"
+    )
+    assert short_name("/home/me/runs/sentiment/model") == "runs/sentiment"
+    assert short_name("/home/me/presets/tiny") == "tiny"
+    run = "/home/me/runs/sentiment/model"
+    classifier = ModelDescription(run, pathlib.Path(run), "BertClassifier", ("neg", "pos"))
+    assert classifier.title == "runs/sentiment (classifier: neg, pos)"
+    assert classifier.tab_key == "classify" and classifier.is_fine_tuned
+    tags = ("O", "B-PER", "I-PER", "B-LOC", "I-LOC")
+    tagger = ModelDescription(run, pathlib.Path(run), "BertTokenClassifier", tags)
+    assert tagger.title == "runs/sentiment (tagger: PER, LOC)"
+    many = ModelDescription(run, pathlib.Path(run), "BertClassifier", tuple("abcdefgh"))
+    assert many.title == "runs/sentiment (classifier: a, b, c, d, e, … 8 labels)"
+    qa = ModelDescription("squad", pathlib.Path("squad"), "BertQuestionAnswerer")
+    assert (qa.title, qa.tab_key) == ("squad (question answering)", "qa")
+    assert ModelDescription("demo", pathlib.Path("d"), "BertPretrainer").tab_key == "explorer"
+
+
 def test_model_store_remembers_recent_models(qtbot, tmp_path):
     store = make_context(tmp_path).models
     with qtbot.waitSignal(store.source_changed) as changed:
@@ -201,13 +242,7 @@ def _window(qtbot, tmp_path):
     return window
 
 
-def test_window_opens_a_dropped_folder_and_switches_tabs_on_request(qtbot, tmp_path):
-    window = _window(qtbot, tmp_path)
-    assert window.model_label.text() == "demo"
-    assert [window.tabs.tabText(index) for index in range(2)] == ["First", "Second"]
-
-    folder = tmp_path / "my-model"
-    folder.mkdir()
+def _drop(window, folder):
     mime = QMimeData()
     mime.setUrls([QUrl.fromLocalFile(str(folder))])
     drop = QDropEvent(
@@ -215,12 +250,45 @@ def test_window_opens_a_dropped_folder_and_switches_tabs_on_request(qtbot, tmp_p
         Qt.KeyboardModifier.NoModifier,
     )
     window.dropEvent(drop)
+
+
+def test_window_opens_a_dropped_model_folder_and_switches_tabs_on_request(qtbot, tmp_path):
+    from kbert.presets import BUILTIN_PRESETS
+
+    window = _window(qtbot, tmp_path)
+    assert window.model_label.text() == "demo"
+    assert [window.tabs.tabText(index) for index in range(2)] == ["First", "Second"]
+
+    folder = tmp_path / "my-model"
+    shutil.copytree(BUILTIN_PRESETS["demo"], folder)
+    with qtbot.waitSignal(window.context.models.source_changed, timeout=30000):
+        _drop(window, folder)
     assert window.context.models.source == str(folder)
-    assert window.model_label.text() == "my-model"
+    assert window.context.models.recent_sources()[0] == str(folder)
+    qtbot.waitUntil(lambda: window.model_label.text() == "my-model (pretrained)", timeout=30000)
 
     window.context.open_model("demo", "second")
     assert window.tabs.currentWidget() is window.tab("second")
-    assert window.model_label.text() == "demo"
+    qtbot.waitUntil(lambda: window.model_label.text() == "demo (pretrained)", timeout=30000)
+    stop_context(window.context)
+
+
+def test_opening_an_empty_folder_says_what_a_model_is_and_keeps_the_model(qtbot, tmp_path):
+    window = _window(qtbot, tmp_path)
+    recent = window.context.models.recent_sources()
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    with qtbot.waitSignal(window.context.opener.failed, timeout=60000):
+        _drop(window, empty)
+    message = window.error_banner.message
+    assert message.startswith(f"Cannot open {empty}: '{empty}' is not a model folder: a model ")
+    assert "kbert preset" in message and "The folder holds: nothing" in message
+    assert "max() arg" not in message
+    assert message.endswith("The model is still demo.")
+    assert window.context.models.source == "demo"
+    assert window.model_label.text() in ("demo", "demo (pretrained)")
+    assert window.context.models.recent_sources() == recent
+    stop_context(window.context)
 
 
 def test_window_shows_backend_and_device_once_keras_loads(qtbot, tmp_path):
