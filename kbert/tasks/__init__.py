@@ -36,6 +36,7 @@ _PUBLIC_NAMES = {
     "precision_policy": "kbert.training.optimization",
     "resolve_precision": "kbert.training.optimization",
     "task_spec": "kbert.tasks.task_specs",
+    "training_data_fingerprint": "kbert.tasks.fine_tuner",
 }
 
 __all__ = sorted(_PUBLIC_NAMES)
