@@ -45,6 +45,10 @@ class AnswerListModel(QAbstractTableModel):
         """The `Answer` of `row`."""
         return self._answers[row]
 
+    def answers(self):
+        """Every shown `Answer`, in row order."""
+        return self._answers
+
     def rowCount(self, parent=QModelIndex()):
         return 0 if parent.isValid() else len(self._answers)
 

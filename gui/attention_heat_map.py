@@ -1,22 +1,22 @@
 """A heat map of attention weights with the tokens as axis labels."""
 
+import numpy as np
 from PySide6.QtCore import QEvent
 from PySide6.QtCore import QPointF
 from PySide6.QtCore import QRectF
 from PySide6.QtCore import QSize
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
-from PySide6.QtGui import QImage
 from PySide6.QtGui import QPainter
 from PySide6.QtWidgets import QToolTip
 from PySide6.QtWidgets import QWidget
+
+from kbert_gui.attention_images import weights_image
 
 # Cell edge in pixels: a readable label for short texts, still on screen for long ones.
 MAX_CELL = 30
 MIN_CELL = 14
 MARGIN = 8
-# Colour of weight 1; 0 is white.
-HOT = QColor("#0b4f9c")
 
 
 class AttentionHeatMap(QWidget):
@@ -53,8 +53,8 @@ class AttentionHeatMap(QWidget):
     def set_map(self, tokens, weights):
         self._tokens = tuple(tokens)
         self._weights = weights
-        self._largest = max((float(value) for row in weights for value in row), default=0.0)
-        self._image = _cells_image(weights)
+        self._largest = float(np.max(weights)) if len(weights) else 0.0
+        self._image = weights_image(weights)
         self.updateGeometry()
         self.adjustSize()
         self.update()
@@ -168,19 +168,3 @@ class AttentionHeatMap(QWidget):
                 )
             return True
         return super().event(event)
-
-
-def _cells_image(weights):
-    """An (L x L)-pixel image: white at 0, `HOT` at 1, on a square-root scale."""
-    count = len(weights)
-    pixels = bytearray(4 * count * count)
-    hot = (HOT.blue(), HOT.green(), HOT.red())  # Format_RGB32 is BGRA in memory
-    cursor = 0
-    for row in weights:
-        for value in row:
-            strength = min(max(float(value), 0.0), 1.0) ** 0.5
-            pixels[cursor : cursor + 4] = bytes(
-                [round(255 + (channel - 255) * strength) for channel in hot] + [255]
-            )
-            cursor += 4
-    return QImage(bytes(pixels), count, count, 4 * count, QImage.Format.Format_RGB32).copy()

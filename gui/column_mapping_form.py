@@ -10,6 +10,11 @@ from PySide6.QtWidgets import QWidget
 TEXT_NAMES = ("text", "sentence", "sentence1", "premise", "question", "review", "content", "text_a")
 PAIR_NAMES = ("pair", "sentence2", "hypothesis", "text_b", "text_pair", "second", "answer")
 LABEL_NAMES = ("label", "labels", "class", "category", "target", "gold_label", "y")
+# What the label box and the preview say while no label column is chosen.
+CHOOSE_LABEL = (
+    "Choose the label column: no column is named like one "
+    f"({', '.join(LABEL_NAMES[:4])}, …), and training on a text column would learn nothing."
+)
 
 
 class ColumnMappingForm(QWidget):
@@ -18,8 +23,10 @@ class ColumnMappingForm(QWidget):
     `set_columns(columns)` offers a file's columns and guesses the mapping from their
     names; `mapping()` returns it as `kbert.data.read_classification` and
     `kbert.tasks.make_task` take it: column names, or 0-based positions for a
-    CSV/TSV file without a header row. The pair row shows only for text-pair
-    classification (`set_pair_visible`).
+    CSV/TSV file without a header row. The label is never guessed from a column's
+    position: without a column named like one it stays unchosen (`label_column` None)
+    until the user picks it. The pair row shows only for text-pair classification
+    (`set_pair_visible`).
 
     Signals:
         mapping_changed(): the user (or `set_columns`) changed the mapping.
@@ -33,6 +40,8 @@ class ColumnMappingForm(QWidget):
         super().__init__(parent)
         self._columns = ()
         self._filling = False
+        # Column names to choose once a file offers them (`set_mapping` before its columns).
+        self._wanted = {}
         self.text_box = self._combo("textColumn", "The column holding the text to classify.")
         self.pair_box = self._combo(
             "pairColumn", "The column holding the second text of each pair (e.g. the hypothesis)."
@@ -40,6 +49,7 @@ class ColumnMappingForm(QWidget):
         self.label_box = self._combo(
             "labelColumn", "The column holding the label; labels may be words or integers."
         )
+        self.label_box.setPlaceholderText("choose the label column")
         self.header_box = QCheckBox("First row is a header")
         self.header_box.setObjectName("headerRow")
         self.header_box.setChecked(True)
@@ -90,15 +100,17 @@ class ColumnMappingForm(QWidget):
         if columns == self._columns:
             return
         previous = {
-            box: box.currentText() for box in (self.text_box, self.pair_box, self.label_box)
+            box: self._wanted.get(box, box.currentText())
+            for box in (self.text_box, self.pair_box, self.label_box)
         }
+        self._wanted = {}
         self._filling = True
         try:
             self._columns = columns
             for box, names, fallback in (
                 (self.text_box, TEXT_NAMES, 0),
                 (self.pair_box, PAIR_NAMES, 1),
-                (self.label_box, LABEL_NAMES, len(columns) - 1),
+                (self.label_box, LABEL_NAMES, None),
             ):
                 box.clear()
                 box.addItems(columns)
@@ -106,6 +118,22 @@ class ColumnMappingForm(QWidget):
         finally:
             self._filling = False
         self.mapping_changed.emit()
+
+    def set_mapping(self, mapping):
+        """Selects the columns of `mapping` (as `mapping()` returns it); names the file
+        does not offer yet are chosen when it does (`set_columns`)."""
+        for box, field in (
+            (self.text_box, "text_column"),
+            (self.pair_box, "pair_column"),
+            (self.label_box, "label_column"),
+        ):
+            column = mapping.get(field)
+            if isinstance(column, int) and 0 <= column < box.count():
+                box.setCurrentIndex(column)
+            elif isinstance(column, str):
+                self._wanted[box] = column
+                if box.findText(column) >= 0:
+                    box.setCurrentIndex(box.findText(column))
 
     def mapping(self):
         """`{"text_column", "pair_column", "label_column"}`: names, or positions without
@@ -116,6 +144,8 @@ class ColumnMappingForm(QWidget):
         by_position = not self.header_box.isChecked() and self._layout.isRowVisible(self.header_box)
 
         def column(box):
+            if box.currentIndex() < 0:
+                return None
             return box.currentIndex() if by_position else box.currentText()
 
         pair_visible = self._layout.isRowVisible(self.pair_box)
@@ -127,10 +157,14 @@ class ColumnMappingForm(QWidget):
 
 
 def _guess(columns, previous, names, fallback):
+    """The index to select: the previous choice, a usual name, else `fallback` (None:
+    nothing, -1)."""
     if previous in columns:
         return columns.index(previous)
     lowered = [column.lower() for column in columns]
     for name in names:
         if name in lowered:
             return lowered.index(name)
-    return min(max(fallback, 0), len(columns) - 1) if columns else -1
+    if fallback is None or not columns:
+        return -1
+    return min(max(fallback, 0), len(columns) - 1)

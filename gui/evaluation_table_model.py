@@ -68,6 +68,10 @@ class EvaluationTableModel(RowTableModel):
     def value(self, row, key):
         return self._rows[row].get(key)
 
+    def records(self):
+        """The rows as given (dicts of the exact values), in order."""
+        return [dict(row) for row in self._rows]
+
     def cell_data(self, row, column, role):
         key = self._columns[column]
         value = self._rows[row].get(key)

@@ -17,6 +17,11 @@ from PySide6.QtWidgets import QVBoxLayout
 from PySide6.QtWidgets import QWidget
 
 from kbert_gui.attention_panel import AttentionPanel
+from kbert_gui.explorer_format import PREDICTION_COLUMNS
+from kbert_gui.explorer_format import prediction_document
+from kbert_gui.explorer_format import prediction_rows
+from kbert_gui.export_files import data_actions
+from kbert_gui.export_files import image_actions
 from kbert_gui.fill_mask_outcome import FillMaskOutcome
 from kbert_gui.latest_request_runner import LatestRequestRunner
 from kbert_gui.mask_predictions_view import MaskPredictionsView
@@ -40,10 +45,12 @@ class ExplorerTab(QWidget):
     Predictions follow the text as it changes, debounced (`DEBOUNCE_MS`) through a
     `LatestRequestRunner`, so a newer text supersedes a stale one and only the
     latest text's predictions are ever shown. Clicking a prediction puts its token
-    into the text at its mask. "Score these words" restricts the candidates to
-    the named words (`fill_mask(..., targets=...)`). The "Attention" tab shows the
-    model's attention for the text; the "Compare with" pane shows a second model's
-    predictions next to the first.
+    into the text at its mask. "Score these words" lists the named words at each
+    mask instead, each scored whole (`kbert.inference.score_words`: a word of
+    several pieces by the chain rule). A text longer than the model reads gets a
+    note, in both views. The "Attention" tab shows the model's attention for the
+    text; the "Compare with" pane shows a second model's predictions next to the
+    first, and both mark where they differ.
 
     Args:
         context: the `AppContext`.
@@ -85,9 +92,9 @@ class ExplorerTab(QWidget):
         self.targets_edit.setClearButtonEnabled(True)
         self.targets_edit.setPlaceholderText("e.g. paris, london, rome")
         self.targets_edit.setToolTip(
-            "Comma-separated words to score at each mask instead of the whole vocabulary. "
-            "Each must be one token of the model's vocabulary; probabilities stay those "
-            "over the whole vocabulary."
+            "Comma-separated words to score at each mask instead of listing the "
+            "vocabulary's top k. A word of several word pieces is scored whole: the "
+            "product of its pieces' probabilities, each given the ones before it."
         )
         self.busy_label = QLabel("Predicting…")
         self.busy_label.setObjectName("busyLabel")
@@ -169,6 +176,7 @@ class ExplorerTab(QWidget):
         self.targets_edit.textChanged.connect(self._request_predictions)
         self.predictions_view.prediction_chosen.connect(self.fill_in)
         self.comparison_pane.prediction_chosen.connect(self.fill_in)
+        self.comparison_pane.outcome_changed.connect(self._compare)
         context.models.source_changed.connect(self._source_changed)
 
         self._show_source(context.models.source)
@@ -185,6 +193,24 @@ class ExplorerTab(QWidget):
         words = [word.strip() for word in self.targets_edit.text().split(",")]
         words = [word for word in words if word]
         return words or None
+
+    def export_actions(self):
+        """What File > Export offers here: the current model's predictions (CSV, JSON)
+        and the attention heat map (PNG, SVG)."""
+        view = self.predictions_view
+        return [
+            *data_actions(
+                "Predictions",
+                lambda: (PREDICTION_COLUMNS, prediction_rows(view.outcome)),
+                lambda: prediction_document(view.outcome),
+                lambda: view.outcome is not None,
+            ),
+            *image_actions(
+                "Attention heat map",
+                self.attention_panel.heat_map,
+                lambda: self.attention_panel.heat_map.weights is not None,
+            ),
+        ]
 
     @Slot(str, int, int, str)
     def fill_in(self, text, start, end, replacement):
@@ -221,6 +247,15 @@ class ExplorerTab(QWidget):
     @Slot(object)
     def _show_outcome(self, outcome):
         self.predictions_view.show_outcome(outcome)
+        pane = self.comparison_pane
+        self._compare(pane.view.outcome if pane.comparison_source else None)
+
+    @Slot(object)
+    def _compare(self, other):
+        """Marks the differences between the two models' predictions in both views."""
+        mine = self.predictions_view.outcome
+        self.predictions_view.set_comparison(other)
+        self.comparison_pane.view.set_comparison(mine if other is not None else None)
 
     @Slot(str)
     def _show_error(self, message):

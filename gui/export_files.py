@@ -111,6 +111,33 @@ def image_actions(name, widget, available=lambda: True):
     ]
 
 
+def data_actions(name, table, document, available=lambda: True):
+    """The actions "`name` as CSV…" and "`name` as JSON…".
+
+    Args:
+        name: what is saved, e.g. "Predictions".
+        table: `table()` returns `(columns, rows)` for the CSV (rows: dicts by column).
+        document: `document()` returns the JSON value.
+        available: `available()`, whether there is something to save now.
+    """
+    return [
+        ExportAction(
+            f"{name} as CSV…",
+            "CSV files (*.csv)",
+            ".csv",
+            lambda path: write_csv(path, *table()),
+            available,
+        ),
+        ExportAction(
+            f"{name} as JSON…",
+            "JSON files (*.json)",
+            ".json",
+            lambda path: write_json(path, document()),
+            available,
+        ),
+    ]
+
+
 def _render_svg(widget, stream):
     data = QByteArray()
     device = QBuffer(data)

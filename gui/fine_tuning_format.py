@@ -5,6 +5,7 @@ line the tab shows can be checked on its own.
 """
 
 from kbert_gui.eta_estimator import format_duration
+from kbert_gui.table_problems import MAX_PROBLEMS
 
 # The data page's summary while no training file is chosen.
 NO_TRAINING_FILE = "Open a training file to see its first rows here."
@@ -37,6 +38,15 @@ def describe_prediction(result):
             return "(no entities)"
         return ", ".join(f"{span.text} [{span.label} {span.score:.0%}]" for span in result)
     return str(result)
+
+
+def curve_names(task_name):
+    """`TrainingCurveChart.set_names` arguments for a run of `task_name`: masked-LM
+    pretraining plots its running accuracy at every step, the other tasks their
+    evaluation metric at each epoch end."""
+    if task_name == "masked-lm":
+        return "training loss", "MLM accuracy (running)", False
+    return "training loss", "evaluation metric", True
 
 
 def probe_line(epoch, result, error):
@@ -118,24 +128,34 @@ def cancelled_line(global_step):
 
 def preview_summary(train, evaluation):
     """The data page's summary of the training (and evaluation) preview."""
-    summary = f"Training: {train.summary or REJECTED}"
+    summary = f"Training: {train.summary or _rejected(train)}"
     if evaluation is not None:
-        summary += f"\nEvaluation: {evaluation.summary or REJECTED}"
+        summary += f"\nEvaluation: {evaluation.summary or _rejected(evaluation)}"
     return summary
 
 
+def _rejected(preview):
+    count = len(preview.problems)
+    if count < 2:
+        return REJECTED
+    listed = f"the first {count}" if count >= MAX_PROBLEMS else f"all {count}"
+    return f"the reader rejects the file: {listed} problems are listed above"
+
+
 def preview_problems(train, evaluation):
-    """The readers' messages about the previewed files, training first."""
+    """The readers' messages about the previewed files, training first, each problem of
+    each file in the order of the file."""
     return [
-        preview.error for preview in (train, evaluation) if preview is not None and preview.error
+        message
+        for preview in (train, evaluation)
+        if preview is not None
+        for _, message in preview.problems
     ]
 
 
 def error_lines(preview):
-    """`{line: message}` of the preview's rejected line, for `DataPreviewModel`."""
-    if preview.error and preview.error_line is not None:
-        return {preview.error_line: preview.error}
-    return {}
+    """`{line: message}` of the preview's rejected lines, for `DataPreviewModel`."""
+    return {line: message for line, message in preview.problems if line is not None}
 
 
 def probe_suggestion(preview, mapping):

@@ -131,14 +131,21 @@ class FineTuningPanel(QWidget):
         )
         self.cancel_button = QPushButton("Cancel")
         self.cancel_button.setObjectName("cancelButton")
-        self.cancel_button.setShortcut(QKeySequence.StandardKey.Cancel)
         self.cancel_button.setToolTip(
-            "Stop after the current batch and write a checkpoint; Resume continues (Esc)."
+            "Stop after the current batch and write a checkpoint; Resume continues "
+            "(Esc asks first)."
         )
         buttons = QHBoxLayout()
         buttons.addWidget(self.start_button)
         buttons.addWidget(self.resume_button)
         buttons.addWidget(self.cancel_button)
+        # Why Resume is off for the run folder's checkpoint, when it is.
+        self.resume_note = QLabel()
+        self.resume_note.setObjectName("resumeNote")
+        self.resume_note.setWordWrap(True)
+        self.resume_note.setTextFormat(Qt.TextFormat.RichText)
+        self.resume_note.setStyleSheet("color: #6d4c00;")
+        self.resume_note.hide()
 
         setup = QWidget()
         setup_layout = QVBoxLayout(setup)
@@ -159,6 +166,7 @@ class FineTuningPanel(QWidget):
         column_layout.setContentsMargins(0, 0, 0, 0)
         column_layout.addWidget(scroll, 1)
         column_layout.addLayout(buttons)
+        column_layout.addWidget(self.resume_note)
         return column
 
     def _path_row(self, name, tooltip):

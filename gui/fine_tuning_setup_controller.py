@@ -1,7 +1,9 @@
 """The fine-tuning tab's setup: the task, the data files and their preview, the run folder."""
 
 import datetime
+import itertools
 import pathlib
+import re
 
 from PySide6.QtCore import QObject
 from PySide6.QtCore import Signal
@@ -9,6 +11,7 @@ from PySide6.QtCore import Slot
 from PySide6.QtWidgets import QFileDialog
 
 from kbert_gui.fine_tuning_format import NO_TRAINING_FILE
+from kbert_gui.fine_tuning_format import curve_names
 from kbert_gui.fine_tuning_format import error_lines
 from kbert_gui.fine_tuning_format import preview_problems
 from kbert_gui.fine_tuning_format import preview_summary
@@ -27,16 +30,20 @@ RUN_FOLDER = pathlib.Path.home() / "kbert-runs"
 class FineTuningSetupController(QObject):
     """Drives the setup column and the Data page of a `FineTuningPanel`.
 
-    The task decides the data kind (a new kind clears the files), the column form,
-    the probe fields and the default run folder (`RUN_FOLDER`, until the user picks
-    one). The files preview through a `LatestRequestRunner` on the inference pool:
-    rows the reader rejects are marked, and the first example fills the probe. The
-    hyperparameter form gets kbert's defaults and documentation from a worker.
-    `FineTuningRunController` reads the setup and locks it during a run.
+    The task decides the data kind, the column form, the probe fields and the default
+    run folder (`RUN_FOLDER`, until the user picks one). Each kind of data keeps its
+    own files: switching to a task that reads other files shows that kind's (none at
+    first), and switching back brings the earlier ones back. The files preview
+    through a `LatestRequestRunner` on the inference pool: rows the reader rejects
+    are marked, and the first example fills the probe. The hyperparameter form gets
+    kbert's defaults and documentation from a worker. `FineTuningRunController`
+    reads the setup and locks it during a run.
 
     Signals:
         preview_loaded(): a data preview (and its validation) is shown.
         hyperparameters_ready(): the hyperparameter form has its defaults.
+        setup_changed(): the task, a file, the column mapping or the run folder
+            changed (what a resumable run is compared with).
 
     Args:
         panel: the `FineTuningPanel` (also the parent).
@@ -45,6 +52,7 @@ class FineTuningSetupController(QObject):
 
     preview_loaded = Signal()
     hyperparameters_ready = Signal()
+    setup_changed = Signal()
 
     def __init__(self, panel, context):
         super().__init__(panel)
@@ -53,6 +61,8 @@ class FineTuningSetupController(QObject):
         self._locked = False
         self._output_is_default = True
         self._data_kind = None
+        # data kind: (training file, evaluation file) chosen for it
+        self._files_by_kind = {}
         self._preview_runner = LatestRequestRunner(
             context.inference_pool, delay_ms=150, parent=self
         )
@@ -66,9 +76,11 @@ class FineTuningSetupController(QObject):
         panel.eval_file_edit.editingFinished.connect(self._files_changed)
         panel.eval_file_edit.textChanged.connect(self._update_patience)
         panel.column_form.mapping_changed.connect(self._request_preview)
+        panel.column_form.mapping_changed.connect(self.setup_changed)
         panel.column_form.header_changed.connect(self._request_preview)
         panel.output_browse_button.clicked.connect(self._browse_output_folder)
         panel.output_edit.textEdited.connect(self._output_edited)
+        panel.output_edit.textChanged.connect(self.setup_changed)
 
         context.models.source_changed.connect(self._show_source)
         self._show_source(context.models.source)
@@ -96,19 +108,23 @@ class FineTuningSetupController(QObject):
         task = self.task()
         kind = DATA_KINDS[task]
         if self._data_kind not in (None, kind):
-            # Another kind of file: the previous ones do not fit.
-            panel.train_file_edit.clear()
-            panel.eval_file_edit.clear()
+            # Another kind of file: the previous ones wait for their kind to come back.
+            self._files_by_kind[self._data_kind] = (
+                panel.train_file_edit.text(),
+                panel.eval_file_edit.text(),
+            )
+            train, evaluation = self._files_by_kind.get(kind, ("", ""))
+            panel.train_file_edit.setText(train)
+            panel.eval_file_edit.setText(evaluation)
             panel.error_banner.clear_error()
         self._data_kind = kind
         panel.column_form.setVisible(kind == "table")
         panel.column_form.set_pair_visible(task == "pair-classification")
         panel.data_help.setText(DATA_HELP[kind])
         panel.probe_input.set_task(task)
-        if task == MASKED_LM:
-            panel.chart.set_names("training loss", "MLM accuracy (running)", metric_markers=False)
-        else:
-            panel.chart.set_names("training loss", "evaluation metric")
+        if panel.chart.is_empty():
+            # Curves shown keep the names of the run they belong to.
+            panel.chart.set_names(*curve_names(task))
         panel.open_qa_button.setEnabled(False)
         panel.open_explorer_button.setEnabled(False)
         if self._output_is_default:
@@ -118,9 +134,51 @@ class FineTuningSetupController(QObject):
 
     def _set_default_output(self):
         stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
-        self.panel.output_edit.setText(str(RUN_FOLDER / f"{self.task()}-{stamp}"))
+        folder = RUN_FOLDER / f"{self.task()}-{stamp}"
+        for number in itertools.count(2):
+            if not folder.exists():
+                break
+            folder = RUN_FOLDER / f"{self.task()}-{stamp}-{number}"
+        self.panel.output_edit.setText(str(folder))
         self._output_is_default = True
 
+    def advance_output_folder(self):
+        """Moves on to a fresh run folder: the default's next name, or, for a folder the
+        user chose, the first of "name-2", "name-3", ... that does not exist.
+
+        Returns:
+            The new folder.
+        """
+        if self._output_is_default:
+            self._set_default_output()
+        else:
+            current = pathlib.Path(self.panel.output_edit.text().strip()).expanduser()
+            stem = re.sub(r"-\d+$", "", current.name)
+            for number in itertools.count(2):
+                candidate = current.with_name(f"{stem}-{number}")
+                if not candidate.exists():
+                    break
+            self.panel.output_edit.setText(str(candidate))
+        return self.panel.output_edit.text()
+
+    def restore(self, record):
+        """Puts a `RunRecord`'s setup back into the form: task, files, columns, settings
+        and probe (the model is the window's to change)."""
+        self.set_task(record.task)
+        self.panel.train_file_edit.setText(record.train)
+        self.panel.eval_file_edit.setText(record.evaluation or "")
+        if record.columns and DATA_KINDS[record.task] == "table":
+            self.panel.column_form.set_mapping(record.columns)
+        self.restore_settings(record.settings)
+        if record.probe:
+            self.panel.probe_input.set_values(**record.probe)
+        self._files_changed()
+
+    def restore_settings(self, settings):
+        """Sets the hyperparameters the form knows from `settings` (a run's)."""
+        form = self.panel.hyperparameters
+        known = {name: value for name, value in settings.items() if form.has_field(name)}
+        form.set_values(**known)
     def _output_edited(self):
         self._output_is_default = False
 
@@ -197,6 +255,7 @@ class FineTuningSetupController(QObject):
     def _files_changed(self):
         self.preview = None
         self._request_preview()
+        self.setup_changed.emit()
 
     @Slot()
     def _request_preview(self):

@@ -103,6 +103,15 @@ class FineTuningTab(FineTuningPanel):
         """Asks the run to stop after the current batch (it writes a checkpoint)."""
         self.run_controller.cancel()
 
+    def export_actions(self):
+        """What File > Export offers here: the curves (PNG, SVG), the evaluation table
+        (CSV) and the run's whole log (text)."""
+        return self.run_controller.export_actions()
+
+    def may_close(self):
+        """Whether the window may close now: asks first while a run is in progress."""
+        return self.run_controller.may_close()
+
     def has_checkpoint(self):
         """Whether the output folder holds a training checkpoint to resume from."""
         return self.run_controller.has_checkpoint()

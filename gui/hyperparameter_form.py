@@ -75,7 +75,26 @@ def _argument_descriptions(docstring):
     return descriptions
 
 
-class _NumberBox(QDoubleSpinBox):
+class _WheelWhenFocused:
+    """Takes the mouse wheel only while focused: in the scrolling form, a wheel turn
+    over an unfocused field scrolls the form and leaves the value alone."""
+
+    def wheelEvent(self, event):
+        if self.hasFocus():
+            super().wheelEvent(event)
+        else:
+            event.ignore()
+
+
+class _IntBox(_WheelWhenFocused, QSpinBox):
+    pass
+
+
+class _ChoiceBox(_WheelWhenFocused, QComboBox):
+    pass
+
+
+class _NumberBox(_WheelWhenFocused, QDoubleSpinBox):
     """A spin box for floats that shows `5e-05`, not `0.0000500000`.
 
     With `multiplicative`, the arrows double or halve the value (learning rates).
@@ -164,9 +183,9 @@ class HyperparameterForm(QWidget):
     def _make_widget(self, name, spec):
         _, kind, minimum, maximum, none_text = spec
         if kind == "choice":
-            widget = QComboBox()
+            widget = _ChoiceBox()
         elif kind == "int":
-            widget = QSpinBox()
+            widget = _IntBox()
             widget.setRange(minimum, maximum)
             widget.setAccelerated(True)
         else:
@@ -179,6 +198,8 @@ class HyperparameterForm(QWidget):
             widget.setAlignment(Qt.AlignmentFlag.AlignRight)
         widget.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         widget.setMinimumWidth(120)
+        # Focus by click or Tab, never by the wheel (see `_WheelWhenFocused`).
+        widget.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         widget.setObjectName(_object_name(name))
         self._widgets[name] = widget
         return widget
@@ -186,6 +207,9 @@ class HyperparameterForm(QWidget):
     def widget(self, name):
         """The input of the field `name`."""
         return self._widgets[name]
+
+    def has_field(self, name):
+        return name in self._widgets
 
     @property
     def is_ready(self):

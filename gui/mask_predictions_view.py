@@ -14,6 +14,9 @@ from PySide6.QtWidgets import QVBoxLayout
 from PySide6.QtWidgets import QWidget
 
 from kbert_gui.error_banner import ErrorBanner
+from kbert_gui.explorer_format import same_word_notes
+from kbert_gui.explorer_format import top_differences
+from kbert_gui.explorer_format import truncation_note
 from kbert_gui.mask_prediction_model import PROBABILITY_COLUMN
 from kbert_gui.mask_prediction_model import PROBABILITY_ROLE
 from kbert_gui.mask_prediction_model import MaskPredictionModel
@@ -21,14 +24,20 @@ from kbert_gui.probability_bar_delegate import ProbabilityBarDelegate
 
 # A list taller than this many rows scrolls.
 VISIBLE_ROWS = 10
+# The title of a mask whose top prediction the compared model does not share.
+DIFFERS_STYLE = "QGroupBox { color: #9a5b00; font-weight: bold; }"
 
 
 class MaskPredictionsView(QWidget):
-    """A titled column: for each mask of a `FillMaskResult`, its candidates with
-    probability bars, under the label "mask 1 at chars a–b".
+    """A titled column: for each mask of a `FillMaskOutcome`, its candidates (or the
+    named words' scores) with probability bars, under the label "mask 1 at chars a–b".
 
-    Also shows, in place of the lists, a hint (no mask yet), an inline error, and a
-    warning when the model's masked-LM head was initialised at random.
+    Also shows, in place of the lists, a hint (no mask yet), an inline error, a
+    warning when the model's masked-LM head was initialised at random, and notes: a
+    text longer than the model reads, named words the model cannot tell apart.
+    `set_comparison(other)` marks where another model's predictions for the same
+    text differ: the mask's title says so when the top predictions differ, and rows
+    the other model does not list have an orange background.
 
     Signals:
         prediction_chosen(str, int, int, str): the user clicked a candidate:
@@ -44,7 +53,7 @@ class MaskPredictionsView(QWidget):
 
     def __init__(self, title="", parent=None):
         super().__init__(parent)
-        self._result = None
+        self._outcome = None
         self._groups = []
         self._tables = []
         self._models = []
@@ -72,6 +81,12 @@ class MaskPredictionsView(QWidget):
         )
         self.warning_label.hide()
 
+        self.note_label = QLabel()
+        self.note_label.setObjectName("predictionsNote")
+        self.note_label.setWordWrap(True)
+        self.note_label.setStyleSheet("color: #5f6b7a; padding: 2px;")
+        self.note_label.hide()
+
         self.error_banner = ErrorBanner()
 
         self._masks_widget = QWidget()
@@ -90,6 +105,7 @@ class MaskPredictionsView(QWidget):
         layout.setSpacing(6)
         layout.addWidget(self.title_label)
         layout.addWidget(self.warning_label)
+        layout.addWidget(self.note_label)
         layout.addWidget(self.error_banner)
         layout.addWidget(self.hint_label)
         layout.addWidget(scroll_area, 1)
@@ -97,12 +113,12 @@ class MaskPredictionsView(QWidget):
     # --- What tests and the tab read --------------------------------------------------
 
     @property
-    def result(self):
-        """The shown `FillMaskResult`, or None."""
-        return self._result
+    def outcome(self):
+        """The shown `FillMaskOutcome`, or None."""
+        return self._outcome
 
     def mask_count(self):
-        return len(self._tables) if self._result is not None else 0
+        return len(self._tables) if self._outcome is not None else 0
 
     def mask_title(self, index):
         return self._groups[index].title()
@@ -123,6 +139,15 @@ class MaskPredictionsView(QWidget):
     def warning(self):
         return self.warning_label.text() if not self.warning_label.isHidden() else ""
 
+    @property
+    def note(self):
+        return self.note_label.text() if not self.note_label.isHidden() else ""
+
+    def differing_masks(self):
+        """Indices of the masks whose top prediction the compared model does not share."""
+        groups = self._groups[: self.mask_count()]
+        return [index for index, group in enumerate(groups) if group.property("differs")]
+
     # --- Showing ----------------------------------------------------------------------
 
     def set_title(self, title):
@@ -142,7 +167,24 @@ class MaskPredictionsView(QWidget):
             self.warning_label.show()
         else:
             self.warning_label.hide()
-        self._show_result(outcome.result)
+        notes = [truncation_note(outcome.num_tokens, outcome.limit, "predictions")]
+        for mask in outcome.word_scores[:1]:
+            notes.extend(same_word_notes(mask))
+        self.note_label.setText("\n".join(note for note in notes if note))
+        self.note_label.setVisible(bool(self.note_label.text()))
+        self._show_outcome(outcome)
+
+    def set_comparison(self, other):
+        """Marks where `other` (the compared model's `FillMaskOutcome`, or None) differs."""
+        differences = top_differences(self._outcome, other) if self._outcome else {}
+        for index, mask in enumerate(self._outcome.masks if self._outcome else ()):
+            top_differs, unshared = differences.get(mask.start, (False, ()))
+            group = self._groups[index]
+            title = f"mask {index + 1} at chars {mask.start}–{mask.end}"
+            group.setTitle(title + (" · the other model's top differs" if top_differs else ""))
+            group.setProperty("differs", top_differs)
+            group.setStyleSheet(DIFFERS_STYLE if top_differs else "")
+            self._models[index].set_unshared(unshared)
 
     def show_hint(self, message):
         """Clears the lists and shows `message` where they were."""
@@ -156,15 +198,16 @@ class MaskPredictionsView(QWidget):
         self.error_banner.show_error(message)
 
     def clear(self):
-        """Removes lists, hint, warning and error."""
-        self._show_result(None)
+        """Removes lists, hint, warning, notes and error."""
+        self._show_outcome(None)
         self.hint_label.hide()
         self.warning_label.hide()
+        self.note_label.hide()
         self.error_banner.clear_error()
 
-    def _show_result(self, result):
-        self._result = result
-        masks = result.masks if result is not None else ()
+    def _show_outcome(self, outcome):
+        self._outcome = outcome
+        masks = outcome.masks if outcome is not None else ()
         while len(self._groups) > len(masks):
             group = self._groups.pop()
             self._tables.pop()
@@ -176,9 +219,9 @@ class MaskPredictionsView(QWidget):
         while len(self._groups) < len(masks):
             self._add_group()
         for index, mask in enumerate(masks):
-            self._groups[index].setTitle(f"mask {index + 1} at chars {mask.start}–{mask.end}")
             self._models[index].set_mask(mask)
-            self._fit_height(self._tables[index], len(mask.candidates))
+            self._fit_height(self._tables[index], self._models[index].rowCount())
+        self.set_comparison(None)
 
     def _add_group(self):
         model = MaskPredictionModel(self)
@@ -225,10 +268,10 @@ class MaskPredictionsView(QWidget):
 
     @Slot(object)
     def _choose(self, index):
-        if self._result is None or not index.isValid():
+        if self._outcome is None or not index.isValid():
             return
         model = index.model()
         mask = model.mask
         self.prediction_chosen.emit(
-            self._result.text, mask.start, mask.end, model.replacement(index.row())
+            self._outcome.text, mask.start, mask.end, model.replacement(index.row())
         )

@@ -36,6 +36,7 @@ class ModelComparisonPane(QWidget):
 
     Signals:
         prediction_chosen(str, int, int, str): as `MaskPredictionsView`'s.
+        outcome_changed(object): the shown `FillMaskOutcome` changed (None: none).
 
     Args:
         context: the `AppContext`.
@@ -44,6 +45,7 @@ class ModelComparisonPane(QWidget):
     """
 
     prediction_chosen = Signal(str, int, int, str)
+    outcome_changed = Signal(object)
 
     def __init__(self, context, delay_ms=250, parent=None):
         super().__init__(parent)
@@ -116,6 +118,7 @@ class ModelComparisonPane(QWidget):
         self.runner.cancel()
         self._source = str(source) if source else None
         self.stop_button.setEnabled(self._source is not None)
+        self.outcome_changed.emit(None)
         if self._source is None:
             self.view.set_title("Second model")
             self.view.show_hint(IDLE_HINT)
@@ -145,6 +148,7 @@ class ModelComparisonPane(QWidget):
         if MASK_TOKEN not in text:
             self.runner.cancel()
             self.view.show_hint(NO_MASK_HINT)
+            self.outcome_changed.emit(None)
             return
         self.runner.submit(
             FillMaskOutcome.compute, self.context.models, self._source, text, top_k, targets
@@ -153,10 +157,12 @@ class ModelComparisonPane(QWidget):
     @Slot(object)
     def _show_outcome(self, outcome):
         self.view.show_outcome(outcome)
+        self.outcome_changed.emit(outcome)
 
     @Slot(str)
     def _show_error(self, message):
         self.view.show_error(message)
+        self.outcome_changed.emit(None)
 
     @Slot()
     def _choose_folder(self):

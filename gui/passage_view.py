@@ -1,10 +1,10 @@
 """An editable passage that highlights answer spans and shades token probabilities."""
 
-import bisect
-import math
-
 from PySide6.QtCore import QEvent
+from PySide6.QtCore import QPoint
+from PySide6.QtCore import QRect
 from PySide6.QtGui import QColor
+from PySide6.QtGui import QPainter
 from PySide6.QtGui import QTextCharFormat
 from PySide6.QtGui import QTextCursor
 from PySide6.QtWidgets import QPlainTextEdit
@@ -15,10 +15,6 @@ from kbert_gui.qt_text_positions import QtTextPositions
 
 ANSWER_BACKGROUND = QColor("#ffd54f")
 ANSWER_FOREGROUND = QColor("#1a1a1a")
-# Shading: start probability tints blue, end probability tints red (both: purple).
-START_TINT = QColor("#1e88e5")
-END_TINT = QColor("#e53935")
-PAPER = QColor("#ffffff")
 
 
 class PassageView(QPlainTextEdit):
@@ -26,12 +22,16 @@ class PassageView(QPlainTextEdit):
 
     All offsets are Python string offsets into `passage()` (what the model reads),
     converted to Qt's UTF-16 positions here, so `highlight_answer(start, end)` marks
-    exactly `passage()[start:end]`, emoji included. Highlights are `ExtraSelection`s:
-    they never change the text or its undo history, and any edit of the text clears
-    them (their offsets would be stale).
+    exactly `passage()[start:end]`, emoji included. The highlight is an
+    `ExtraSelection`: it never changes the text or its undo history, and any edit of
+    the text clears it (its offsets would be stale). Highlighting scrolls the answer
+    to the middle of the view without moving the user's caret.
 
-    With `set_probability_shading`, each token's background is tinted by its start
-    (blue) and end (red) probability; hovering a token shows both numbers.
+    With `set_probability_shading` (a `PassageShading`, prepared in a worker), each
+    token's background is tinted by its start (blue) and end (red) probability;
+    hovering a token shows both numbers. The tints are painted over the visible
+    tokens only, at every repaint, so a passage of any length costs what a screenful
+    does, and moving the answer highlight repaints nothing else.
 
     Args:
         parent: the parent widget.
@@ -43,11 +43,8 @@ class PassageView(QPlainTextEdit):
         self.setTabChangesFocus(True)
         self._positions = QtTextPositions("")
         self._answer_selection = None
-        self._shading = []
-        # Token spans in Qt positions and their probabilities, for hover tooltips.
-        self._token_starts = []
-        self._token_ends = []
-        self._token_probabilities = []
+        self._answer_qt_span = None
+        self._shading = None
         self.textChanged.connect(self._forget_highlights)
 
     def passage(self):
@@ -60,12 +57,13 @@ class PassageView(QPlainTextEdit):
 
     # --- Answer highlight ------------------------------------------------------------
 
-    def highlight_answer(self, start, end):
-        """Highlights `passage()[start:end]`; scrolls to it unless the user is typing here."""
+    def highlight_answer(self, start, end, scroll=True):
+        """Highlights `passage()[start:end]`; with `scroll`, brings it into view."""
         positions = self._current_positions()
+        qt_start, qt_end = positions.to_qt(start), positions.to_qt(end)
         cursor = QTextCursor(self.document())
-        cursor.setPosition(positions.to_qt(start))
-        cursor.setPosition(positions.to_qt(end), QTextCursor.MoveMode.KeepAnchor)
+        cursor.setPosition(qt_start)
+        cursor.setPosition(qt_end, QTextCursor.MoveMode.KeepAnchor)
         selection = QTextEdit.ExtraSelection()
         selection.cursor = cursor
         selection.format = QTextCharFormat()
@@ -74,17 +72,27 @@ class PassageView(QPlainTextEdit):
         selection.format.setFontUnderline(True)
         selection.format.setUnderlineColor(QColor("#b26a00"))
         self._answer_selection = selection
-        self._apply_selections()
-        if not self.hasFocus():
-            # Scrolls by moving the caret, unless the user is typing here.
-            caret = QTextCursor(self.document())
-            caret.setPosition(positions.to_qt(start))
-            self.setTextCursor(caret)
-            self.ensureCursorVisible()
+        self._answer_qt_span = (qt_start, qt_end)
+        self.setExtraSelections([selection])
+        if scroll:
+            self._center_on(qt_start)
+
+    def _center_on(self, qt_position):
+        # Centring moves the caret; the user's caret goes back, the scroll bars stay.
+        caret = self.textCursor()
+        target = QTextCursor(self.document())
+        target.setPosition(qt_position)
+        self.setTextCursor(target)
+        self.centerCursor()
+        vertical, horizontal = self.verticalScrollBar().value(), self.horizontalScrollBar().value()
+        self.setTextCursor(caret)
+        self.verticalScrollBar().setValue(vertical)
+        self.horizontalScrollBar().setValue(horizontal)
 
     def clear_answer(self):
         self._answer_selection = None
-        self._apply_selections()
+        self._answer_qt_span = None
+        self.setExtraSelections([])
 
     def answer_selection(self):
         """The answer's `QTextEdit.ExtraSelection`, or None when nothing is highlighted."""
@@ -98,47 +106,31 @@ class PassageView(QPlainTextEdit):
         positions = self._current_positions()
         return positions.from_qt(cursor.selectionStart()), positions.from_qt(cursor.selectionEnd())
 
+    def is_in_view(self, start, end):
+        """Whether some of `passage()[start:end]` is inside the visible area."""
+        positions = self._current_positions()
+        viewport = self.viewport().rect()
+        return any(
+            rectangle.intersects(viewport)
+            for rectangle in self._span_rectangles(positions.to_qt(start), positions.to_qt(end))
+        )
+
     # --- Probability shading ---------------------------------------------------------
 
-    def set_probability_shading(self, spans, start_probabilities, end_probabilities):
-        """Tints each token `(start, end)` of `passage()` by its start and end probability."""
-        positions = self._current_positions()
-        self._shading = []
-        self._token_starts, self._token_ends, self._token_probabilities = [], [], []
-        for (start, end), start_probability, end_probability in zip(
-            spans, start_probabilities, end_probabilities
-        ):
-            qt_start, qt_end = positions.to_qt(start), positions.to_qt(end)
-            self._token_starts.append(qt_start)
-            self._token_ends.append(qt_end)
-            self._token_probabilities.append((start_probability, end_probability))
-            color = _tint(start_probability, end_probability)
-            if color is None:
-                continue
-            cursor = QTextCursor(self.document())
-            cursor.setPosition(qt_start)
-            cursor.setPosition(qt_end, QTextCursor.MoveMode.KeepAnchor)
-            selection = QTextEdit.ExtraSelection()
-            selection.cursor = cursor
-            selection.format = QTextCharFormat()
-            selection.format.setBackground(color)
-            self._shading.append(selection)
-        self._apply_selections()
+    def set_probability_shading(self, shading):
+        """Tints each token of `shading` (a `PassageShading` of this passage)."""
+        self._shading = shading if shading is not None and len(shading) else None
+        self.viewport().update()
 
     def clear_shading(self):
-        self._shading = []
-        self._token_starts, self._token_ends, self._token_probabilities = [], [], []
-        self._apply_selections()
+        self.set_probability_shading(None)
 
     def has_shading(self):
-        return bool(self._token_starts)
+        return self._shading is not None
 
     def token_probabilities_at(self, position):
         """`(start_probability, end_probability)` of the shaded token at Qt `position`."""
-        index = bisect.bisect_right(self._token_starts, position) - 1
-        if index < 0 or position >= self._token_ends[index]:
-            return None
-        return self._token_probabilities[index]
+        return None if self._shading is None else self._shading.probabilities_at(position)
 
     # --- Internals -------------------------------------------------------------------
 
@@ -148,22 +140,50 @@ class PassageView(QPlainTextEdit):
             self._positions = QtTextPositions(text)
         return self._positions
 
-    def _apply_selections(self):
-        # The answer goes last: it paints over the shading.
-        selections = list(self._shading)
-        if self._answer_selection is not None:
-            selections.append(self._answer_selection)
-        self.setExtraSelections(selections)
-
     def _forget_highlights(self):
-        if self._answer_selection is not None or self._token_starts:
-            self._answer_selection = None
-            self._shading = []
-            self._token_starts, self._token_ends, self._token_probabilities = [], [], []
-            self.setExtraSelections([])
+        self._shading = None
+        if self._answer_selection is not None:
+            self.clear_answer()
+
+    def _span_rectangles(self, qt_start, qt_end):
+        """Viewport rectangles covering Qt positions `[qt_start, qt_end)`: one per line
+        for a span on one or two lines (a token wrapped over more shows its ends)."""
+        cursor = QTextCursor(self.document())
+        cursor.setPosition(qt_start)
+        first = self.cursorRect(cursor)
+        cursor.setPosition(qt_end)
+        last = self.cursorRect(cursor)
+        if first.top() == last.top():
+            return [QRect(first.left(), first.top(), last.left() - first.left(), first.height())]
+        right = self.viewport().width()
+        return [
+            QRect(first.left(), first.top(), right - first.left(), first.height()),
+            QRect(0, last.top(), last.left(), last.height()),
+        ]
+
+    def paintEvent(self, event):
+        super().paintEvent(event)
+        if self._shading is None:
+            return
+        viewport = self.viewport()
+        first = self.cursorForPosition(QPoint(0, 0)).position()
+        last = self.cursorForPosition(QPoint(viewport.width(), viewport.height())).position()
+        answer = self._answer_qt_span
+        painter = QPainter(viewport)
+        # Multiplied over the painted text: white paper takes the tint, black text stays.
+        painter.setCompositionMode(QPainter.CompositionMode.CompositionMode_Multiply)
+        shading = self._shading
+        for index in shading.tinted_between(first, last):
+            start, end = int(shading.qt_starts[index]), int(shading.qt_ends[index])
+            if answer is not None and start < answer[1] and answer[0] < end:
+                continue  # the answer's highlight stays as it is
+            color = shading.color(index)
+            for rectangle in self._span_rectangles(start, end):
+                painter.fillRect(rectangle, color)
+        painter.end()
 
     def viewportEvent(self, event):
-        if event.type() == QEvent.Type.ToolTip and self._token_starts:
+        if event.type() == QEvent.Type.ToolTip and self._shading is not None:
             position = self.cursorForPosition(event.pos()).position()
             probabilities = self.token_probabilities_at(position)
             if probabilities is None and position > 0:
@@ -179,23 +199,3 @@ class PassageView(QPlainTextEdit):
                 QToolTip.hideText()
             return True
         return super().viewportEvent(event)
-
-
-def _tint(start_probability, end_probability):
-    """The background of a token, or None for one too unlikely to show."""
-    # Square roots keep one-in-a-hundred tokens faintly visible next to certain ones.
-    start_weight = math.sqrt(min(max(start_probability, 0.0), 1.0))
-    end_weight = math.sqrt(min(max(end_probability, 0.0), 1.0))
-    if max(start_weight, end_weight) < 0.05:
-        return None
-    channels = []
-    for paper, start_tint, end_tint in zip(
-        PAPER.getRgb()[:3], START_TINT.getRgb()[:3], END_TINT.getRgb()[:3]
-    ):
-        value = (
-            paper
-            - 0.6 * start_weight * (paper - start_tint)
-            - 0.6 * end_weight * (paper - end_tint)
-        )
-        channels.append(int(min(max(value, 0), 255)))
-    return QColor(*channels)

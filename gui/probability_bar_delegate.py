@@ -14,7 +14,8 @@ class ProbabilityBarDelegate(QStyledItemDelegate):
     """Paints the cell's probability (a float in [0, 1] under `role`) as a bar.
 
     The bar fills the cell's width in proportion to the probability, with the
-    cell's display text ("41.2 %") drawn over it on the right.
+    cell's display text ("41.2 %") drawn over it on the right; a cell without a
+    probability (None) shows its text alone.
 
     Args:
         role: the item data role holding the probability.
@@ -36,16 +37,15 @@ class ProbabilityBarDelegate(QStyledItemDelegate):
         style.drawControl(QStyle.ControlElement.CE_ItemViewItem, option, painter, option.widget)
 
         probability = index.data(self._role)
-        if probability is None:
-            return
-        probability = min(max(float(probability), 0.0), 1.0)
         track = QRectF(option.rect).adjusted(4, 5, -4, -5)
         painter.save()
         painter.setRenderHint(painter.RenderHint.Antialiasing)
         painter.setPen(Qt.PenStyle.NoPen)
         painter.setBrush(QColor("#eef2f8"))
-        painter.drawRoundedRect(track, 3, 3)
-        if probability > 0:
+        if probability is not None:  # without one, the cell's text only ("—")
+            probability = min(max(float(probability), 0.0), 1.0)
+            painter.drawRoundedRect(track, 3, 3)
+        if probability:
             bar = QRectF(track)
             bar.setWidth(max(track.width() * probability, 2.0))
             painter.setBrush(self._color)

@@ -8,9 +8,14 @@ from PySide6.QtCore import QTimer
 from PySide6.QtCore import Slot
 from PySide6.QtWidgets import QFileDialog
 
+from kbert_gui.export_files import data_actions
 from kbert_gui.latest_request_runner import LatestRequestRunner
+from kbert_gui.passage_shading import PassageShading
+from kbert_gui.question_answering_format import ANSWER_EXPORT_COLUMNS
 from kbert_gui.question_answering_format import UNTRAINED_HEAD_WARNING
+from kbert_gui.question_answering_format import answer_rows
 from kbert_gui.question_answering_format import answer_details
+from kbert_gui.question_answering_format import answers_document
 from kbert_gui.question_answering_format import fresh_heads_tooltip
 from kbert_gui.question_answering_format import no_answer_comparison
 from kbert_gui.question_answering_format import no_answer_details
@@ -24,6 +29,10 @@ TASK_CLASS = "BertQuestionAnswerer"
 LIVE_DELAY_MS = 500
 # Bigger files are more than a passage; the user can paste the part they need.
 MAX_PASSAGE_BYTES = 1_000_000
+# What Answer says about missing input (cleared once the input is there).
+NO_QUESTION = "Type a question first."
+NO_PASSAGE = "Paste a passage or open a text file first."
+_INPUT_PROBLEMS = (NO_QUESTION, NO_PASSAGE)
 
 
 @dataclass(frozen=True)
@@ -36,6 +45,7 @@ class _AnswerRequest:
     top_k: int
     null_threshold: object
     shade: bool
+    quiet: bool = False  # answering as you type
 
 
 @dataclass(frozen=True)
@@ -44,9 +54,15 @@ class _AnswerReport:
 
     request: _AnswerRequest
     result: object  # kbert.inference.AnswerResult
-    best_span: object  # the best span `answer` rejected for "no answer", else None
+    best_spans: tuple  # the best spans `answer` rejected for "no answer", else ()
     probabilities: object  # kbert.inference.SpanProbabilities, when shading
+    shading: object  # its `PassageShading`, prepared for the view
     freshly_initialized_heads: tuple
+
+    @property
+    def best_span(self):
+        """The best span "no answer" beat, or None."""
+        return self.best_spans[0] if self.best_spans else None
 
 
 class QuestionAnsweringController(QObject):
@@ -58,10 +74,13 @@ class QuestionAnsweringController(QObject):
     never waits for the model; "Answer as you type" re-submits `LIVE_DELAY_MS` after
     each edit. A report is shown only while its passage and model are still the
     current ones: the best answer highlighted at exactly the characters `answer`
-    returned, the n-best table (selecting a row highlights it instead), the
-    no-answer comparison and the probability shading. Editing the passage drops
-    results whose offsets it made stale; another model drops them too and, once the
-    tab is shown, loads the model to check its QA head.
+    returned and scrolled into view (not while the user types in the passage), the
+    n-best table (selecting a row highlights and shows it instead; when "no answer"
+    wins it still lists the best spans), the no-answer comparison and the
+    probability shading, computed with the answer in the worker, so that the window
+    only paints it. Editing the passage drops results whose offsets it made stale;
+    another model drops them too and, once the tab is shown, loads the model to
+    check its QA head.
 
     Args:
         panel: the `QuestionAnsweringPanel` (also the parent).
@@ -74,6 +93,8 @@ class QuestionAnsweringController(QObject):
         self.context = context
         self._checked_source = None
         self._has_results = False
+        self._report = None
+        self._scroll_on_select = True
         self._last_folder = str(pathlib.Path.home())
 
         self.runner = LatestRequestRunner(context.inference_pool, delay_ms=0, parent=self)
@@ -92,6 +113,7 @@ class QuestionAnsweringController(QObject):
         panel.open_file_button.clicked.connect(self.open_text_file)
         panel.head_warning.linkActivated.connect(self._open_tab)
         panel.question_edit.textEdited.connect(self._schedule_live_answer)
+        panel.question_edit.textChanged.connect(self._clear_input_problem)
         panel.passage_view.textChanged.connect(self._on_passage_changed)
         panel.answers_view.selectionModel().currentRowChanged.connect(self._on_row_changed)
         panel.top_k_spin.valueChanged.connect(self._schedule_live_answer)
@@ -180,13 +202,14 @@ class QuestionAnsweringController(QObject):
         passage = self.panel.passage_view.passage()
         problem = None
         if not question.strip():
-            problem = "Type a question first."
+            problem = NO_QUESTION
         elif not passage.strip():
-            problem = "Paste a passage or open a text file first."
+            problem = NO_PASSAGE
         if problem is not None:
             if not quiet:
                 self.panel.error_banner.show_error(problem)
             return
+        self._clear_input_problem()
         request = _AnswerRequest(
             source=self.context.models.source,
             question=question,
@@ -194,6 +217,7 @@ class QuestionAnsweringController(QObject):
             top_k=self.panel.top_k_spin.value(),
             null_threshold=self.null_threshold,
             shade=self.panel.shade_check.isChecked(),
+            quiet=quiet,
         )
         self.runner.submit(_answer_question, self.context.models, request)
 
@@ -210,15 +234,13 @@ class QuestionAnsweringController(QObject):
         self.panel.error_banner.clear_error()
         self._checked_source = request.source
         self._has_results = True
+        self._report = report
         self._show_head_warning(report.freshly_initialized_heads)
-        self.panel.answers_model.set_answers(result.answers)
+        self.panel.answers_model.set_answers(result.answers or report.best_spans)
         self.panel.passage_view.clear_answer()
-        if report.probabilities is not None:
-            shading = report.probabilities
-            self.panel.passage_view.set_probability_shading(
-                shading.spans, shading.start_probabilities, shading.end_probabilities
-            )
-            self._show_passage_info(shading_legend(shading.num_windows))
+        if report.shading is not None:
+            self.panel.passage_view.set_probability_shading(report.shading)
+            self._show_passage_info(shading_legend(report.shading.num_windows))
         else:
             self.panel.passage_view.clear_shading()
             self._show_passage_info()
@@ -237,9 +259,27 @@ class QuestionAnsweringController(QObject):
         self.panel.best_answer_label.setStyleSheet("")
         self.panel.best_answer_label.setText(quoted_answer(best.text))
         self.panel.details_label.setText(answer_details(best))
-        # Selecting the best row highlights it (`_on_row_changed`).
+        # While the user types in the passage, the view stays where they type.
+        typing = request.quiet and self.panel.passage_view.hasFocus()
+        self._scroll_on_select = not typing
         self.panel.answers_view.selectRow(0)
-        self.panel.passage_view.highlight_answer(best.start, best.end)
+        self._scroll_on_select = True
+        self.panel.passage_view.highlight_answer(best.start, best.end, scroll=not typing)
+
+    # --- Export ---------------------------------------------------------------------
+
+    def export_actions(self):
+        """Save the n-best answers shown as CSV or JSON."""
+        return data_actions(
+            "Answers",
+            lambda: (ANSWER_EXPORT_COLUMNS, answer_rows(self.panel.answers_model.answers())),
+            lambda: answers_document(
+                self._report.request.source,
+                self._report.result,
+                self.panel.answers_model.answers(),
+            ),
+            lambda: self._report is not None and self.panel.answers_model.rowCount() > 0,
+        )
 
     @Slot(str)
     def _show_error(self, message):
@@ -253,7 +293,9 @@ class QuestionAnsweringController(QObject):
     def _on_row_changed(self, current, previous):
         if current.isValid():
             answer = self.panel.answers_model.answer_at(current.row())
-            self.panel.passage_view.highlight_answer(answer.start, answer.end)
+            self.panel.passage_view.highlight_answer(
+                answer.start, answer.end, scroll=self._scroll_on_select
+            )
 
     def _show_head_warning(self, freshly_initialized_heads):
         if freshly_initialized_heads:
@@ -265,6 +307,7 @@ class QuestionAnsweringController(QObject):
 
     def _clear_results(self, message="Ask a question to see answers."):
         self._has_results = False
+        self._report = None
         self.panel.answers_model.clear()
         self.panel.passage_view.clear_answer()
         self.panel.passage_view.clear_shading()
@@ -280,7 +323,14 @@ class QuestionAnsweringController(QObject):
     # --- Changes --------------------------------------------------------------------
 
     @Slot()
+    def _clear_input_problem(self):
+        # "Type a question first" and the like are stale once the user types.
+        if self.panel.error_banner.message in _INPUT_PROBLEMS:
+            self.panel.error_banner.clear_error()
+
+    @Slot()
     def _on_passage_changed(self):
+        self._clear_input_problem()
         # The results' offsets point into the old text.
         if self._has_results:
             self._clear_results()
@@ -345,19 +395,21 @@ def _answer_question(models, request):
         top_k=request.top_k,
         null_threshold=request.null_threshold,
     )
-    best_span = None
+    best_spans = ()
     if result.is_impossible and result.no_answer_score is not None:
-        # What "no answer" beat: the best span without the threshold.
-        best_span = model.answer(request.question, request.passage, top_k=1).answers[0]
-    probabilities = None
+        # What "no answer" beat: the best spans without the threshold.
+        best_spans = model.answer(request.question, request.passage, top_k=request.top_k).answers
+    probabilities = shading = None
     if request.shade:
         from kbert.inference import span_probabilities
 
         probabilities = span_probabilities(model, None, request.question, request.passage)
+        shading = PassageShading.from_probabilities(probabilities)
     return _AnswerReport(
         request=request,
         result=result,
-        best_span=best_span,
+        best_spans=best_spans,
         probabilities=probabilities,
+        shading=shading,
         freshly_initialized_heads=tuple(model.freshly_initialized_heads),
     )

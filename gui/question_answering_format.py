@@ -90,3 +90,56 @@ def passage_info(num_characters, extra=None):
 def fresh_heads_tooltip(freshly_initialized_heads):
     """The untrained-head warning's tooltip: which heads were initialised at random."""
     return f"Freshly initialised: {', '.join(freshly_initialized_heads)}"
+
+
+# The columns of the exported n-best table, in order.
+ANSWER_EXPORT_COLUMNS = (
+    "rank",
+    "answer",
+    "start",
+    "end",
+    "score",
+    "probability",
+    "start_probability",
+    "end_probability",
+    "window",
+)
+
+
+def answer_rows(answers):
+    """The exported rows of the n-best table: one dict per `Answer`, best first.
+
+    Offsets are Python character offsets into the passage (`passage[start:end]` is the
+    answer); `window` counts from 1, as the table shows it.
+    """
+    return [
+        {
+            "rank": rank,
+            "answer": answer.text,
+            "start": answer.start,
+            "end": answer.end,
+            "score": answer.score,
+            "probability": answer.probability,
+            "start_probability": answer.start_probability,
+            "end_probability": answer.end_probability,
+            "window": answer.window + 1,
+        }
+        for rank, answer in enumerate(answers, start=1)
+    ]
+
+
+def answers_document(source, result, answers):
+    """The exported JSON of one question's answers.
+
+    Args:
+        source: the model that answered.
+        result: the `AnswerResult`.
+        answers: the answers the table lists (the best spans when "no answer" won).
+    """
+    return {
+        "model": str(source),
+        "question": result.question,
+        "no_answer": result.is_impossible,
+        "no_answer_score": result.no_answer_score,
+        "answers": answer_rows(answers),
+    }

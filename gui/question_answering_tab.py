@@ -35,6 +35,10 @@ class QuestionAnsweringTab(QuestionAnsweringPanel):
         self.setWindowTitle("Question answering")
         self.controller = QuestionAnsweringController(self, context)
 
+    def export_actions(self):
+        """What File > Export offers here: the n-best answers as CSV or JSON."""
+        return self.controller.export_actions()
+
     def answer_now(self):
         """Answers the question from the passage now (Answer button, Ctrl+Return)."""
         self.controller.answer_now()

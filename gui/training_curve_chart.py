@@ -62,6 +62,20 @@ class TrainingCurveChart(QWidget):
         """`(step, value)` pairs, one per epoch."""
         return tuple(self._metric)
 
+    def is_empty(self):
+        """Whether no curve has a point."""
+        return not self._loss and not self._metric
+
+    def names(self):
+        """`(loss name, metric name, metric markers)`, as `set_names` took them."""
+        return self._loss_name, self._metric_name, self._metric_markers
+
+    def set_points(self, loss_points, metric_points):
+        """Shows these `(step, value)` points (a run's, read back from its record)."""
+        self._loss = [(int(step), float(value)) for step, value in loss_points]
+        self._metric = [(int(step), float(value)) for step, value in metric_points]
+        self.update()
+
     def clear(self):
         self._loss.clear()
         self._metric.clear()

@@ -9,9 +9,11 @@ import dataclasses
 import io
 import json
 import pathlib
-import re
 
 from kbert.tasks.task_specs import TASK_SPECS
+from kbert_gui.column_mapping_form import CHOOSE_LABEL
+from kbert_gui.table_problems import error_line
+from kbert_gui.table_problems import table_problems
 
 # The data each task of the fine-tuning tab reads ("masked-lm" is continued masked-LM
 # pretraining on plain text): a table (CSV/TSV/JSON Lines), CoNLL, SQuAD JSON or text.
@@ -43,6 +45,8 @@ class TrainingDataPreview:
         summary: a line about the whole file ("120 examples; labels: neg, pos").
         error: the reader's message for the first problem, or None.
         error_line: the line it names, or None.
+        problems: every problem found, `(line or None, message)` pairs (tables list
+            up to `table_problems.MAX_PROBLEMS`; other files their first).
     """
 
     path: str
@@ -54,6 +58,11 @@ class TrainingDataPreview:
     summary: str = ""
     error: str = None
     error_line: int = None
+    problems: tuple = ()
+
+    def __post_init__(self):
+        if self.error is not None and not self.problems:
+            object.__setattr__(self, "problems", ((self.error_line, self.error),))
 
     @classmethod
     def load(cls, path, task_name, columns=None, has_header=True, max_rows=200):
@@ -94,27 +103,30 @@ class TrainingDataPreview:
         return self.error is None
 
 
-def error_line(path, message):
-    """The line number a kbert reader's message names for `path` ("path:12: ..."), or None."""
-    match = re.match(re.escape(str(path)) + r":(\d+)(?::\d+)?:", message)
-    return int(match.group(1)) if match else None
-
-
 def _cell(value):
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
 
 
-def _raw_table(path, file_format, has_header, max_rows, wanted_line=None):
+def _raw_table(path, file_format, has_header, max_rows, wanted_lines=()):
     """`(file_columns, rows, lines)` of a table file, read without checks.
 
-    Stops at `max_rows` rows (or at a record it cannot parse); `wanted_line`, when
-    beyond them, adds the record that starts on that line.
+    Stops at `max_rows` rows (or at a record it cannot parse); `wanted_lines`, where
+    beyond them, adds the records that start on those lines.
     """
     from kbert.data.text_file import numbered_lines
     from kbert.data.text_file import read_text_file
 
     text = read_text_file(path)
-    rows, lines, extra = [], [], None
+    wanted = set(wanted_lines)
+    last_wanted = max(wanted, default=0)
+    rows, lines = [], []
+
+    def keep(line):
+        """Whether to show the record on `line`; None once nothing later is wanted."""
+        if len(rows) < max_rows or line in wanted:
+            return True
+        return False if line < last_wanted else None
+
     if file_format == "jsonl":
         keys = []
         for line, content in numbered_lines(text):
@@ -127,16 +139,12 @@ def _raw_table(path, file_format, has_header, max_rows, wanted_line=None):
             if not isinstance(record, dict):
                 record = {"(not an object)": content}
             keys.extend(key for key in record if key not in keys)
-            if len(rows) < max_rows:
+            shown = keep(line)
+            if shown is None:
+                break
+            if shown:
                 rows.append(record)
                 lines.append(line)
-            elif line == wanted_line:
-                extra = (record, line)
-            elif wanted_line is None or line > wanted_line:
-                break
-        if extra is not None:
-            rows.append(extra[0])
-            lines.append(extra[1])
         table = [tuple(_cell(record.get(key, "")) for key in keys) for record in rows]
         return tuple(keys), table, lines
 
@@ -157,15 +165,12 @@ def _raw_table(path, file_format, has_header, max_rows, wanted_line=None):
             header = row if has_header else [f"column {index + 1}" for index in range(len(row))]
             if has_header:
                 continue
-        if len(rows) < max_rows:
+        shown = keep(line)
+        if shown is None:
+            break
+        if shown:
             rows.append(row)
             lines.append(line)
-        elif line == wanted_line:
-            rows.append(row)
-            lines.append(line)
-            break
-        elif wanted_line is None or line > wanted_line:
-            break
     header = header or []
     width = len(header)
     table = [
@@ -176,7 +181,7 @@ def _raw_table(path, file_format, has_header, max_rows, wanted_line=None):
 
 def _load_table(path, columns, has_header, max_rows):
     from kbert.data import classification_label_names
-    from kbert.data import read_classification
+    from kbert.tasks.label_checks import check_several_labels
 
     suffix = pathlib.Path(path).suffix.lower()
     if suffix not in _TABLE_FORMATS:
@@ -189,7 +194,12 @@ def _load_table(path, columns, has_header, max_rows):
     if file_format == "jsonl":
         has_header = True
     file_columns, rows, lines = _raw_table(path, file_format, has_header, max_rows)
-    if columns is None:
+    if not file_columns:
+        return TrainingDataPreview(
+            path, "table", error=f"{path}: the file is empty: it has no columns and no rows."
+        )
+
+    def shown(summary="", error=None, error_line=None, problems=()):
         return TrainingDataPreview(
             path,
             "table",
@@ -197,25 +207,34 @@ def _load_table(path, columns, has_header, max_rows):
             file_columns,
             tuple(rows),
             tuple(lines),
-            f"{len(rows)} rows shown",
+            summary,
+            error,
+            error_line,
+            tuple(problems),
         )
-    try:
-        examples = read_classification(path, format=file_format, **columns)
-    except ValueError as problem:
-        message = str(problem)
-        line = error_line(path, message)
-        if line is not None and line not in lines:
-            file_columns, rows, lines = _raw_table(path, file_format, has_header, max_rows, line)
-        return TrainingDataPreview(
-            path, "table", file_columns, file_columns, tuple(rows), tuple(lines), "", message, line
-        )
+
+    if columns is not None and columns.get("label_column") is None:
+        return shown(error=CHOOSE_LABEL)
+    if columns is None:
+        return shown(f"{len(rows)} rows shown")
+    examples, problems = table_problems(path, file_format, columns)
+    if problems:
+        missing = [line for line, _ in problems if line is not None and line not in lines]
+        if missing:
+            file_columns, rows, lines = _raw_table(
+                path, file_format, has_header, max_rows, missing
+            )
+        (first_line, first), *_ = problems
+        return shown(error=first, error_line=first_line, problems=problems)
     labels = classification_label_names(examples)
+    try:
+        check_several_labels(labels, path, columns["label_column"])
+    except ValueError as problem:
+        return shown(error=str(problem))
     summary = f"{len(examples)} examples; {len(labels)} labels: {', '.join(labels[:12])}"
     if len(labels) > 12:
         summary += ", …"
-    return TrainingDataPreview(
-        path, "table", file_columns, file_columns, tuple(rows), tuple(lines), summary
-    )
+    return shown(summary)
 
 
 def _raw_lines(path, max_rows, wanted_line=None):

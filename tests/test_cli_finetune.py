@@ -51,6 +51,23 @@ def _write_squad(path, examples):
     return str(path)
 
 
+def _classification_run(preset, train, output):
+    """`kbert finetune` arguments of a classification run on a "sentence" column."""
+    return [
+        "finetune",
+        "--task",
+        "classification",
+        "--model",
+        preset,
+        "--train",
+        train,
+        "--output",
+        str(output),
+        "--text-column",
+        "sentence",
+    ]
+
+
 @pytest.fixture(scope="module")
 def preset(tmp_path_factory):
     return str(make_tiny_preset(tmp_path_factory.mktemp("cli") / "preset", **SMALL_MODEL))
@@ -60,20 +77,9 @@ def test_finetune_then_evaluate(preset, tmp_path, capsys):
     train = _write_csv(tmp_path / "train.csv", classification_examples(32, seed=1))
     dev = _write_csv(tmp_path / "dev.csv", classification_examples(8, seed=2))
     output = tmp_path / "run"
-    arguments = [
-        "finetune",
-        "--task",
-        "classification",
-        "--model",
-        preset,
-        "--train",
-        train,
+    arguments = _classification_run(preset, train, output) + [
         "--eval",
         dev,
-        "--output",
-        str(output),
-        "--text-column",
-        "sentence",
         "--epochs",
         "2",
         "--batch-size",
@@ -121,26 +127,22 @@ def test_an_evaluation_label_unseen_in_training_is_an_error(preset, tmp_path, ca
     dev_examples = classification_examples(4, seed=2)
     dev_examples[1] = type(dev_examples[1])("a cat", None, "neutral", 3)
     dev = _write_csv(tmp_path / "dev.csv", dev_examples)
-    status = main(
-        [
-            "finetune",
-            "--task",
-            "classification",
-            "--model",
-            preset,
-            "--train",
-            train,
-            "--eval",
-            dev,
-            "--output",
-            str(tmp_path / "run"),
-            "--text-column",
-            "sentence",
-        ]
-    )
+    status = main(_classification_run(preset, train, tmp_path / "run") + ["--eval", dev])
     assert status == 1
     error = capsys.readouterr().err
     assert "dev.csv, line 3: label 'neutral' does not occur in the training data" in error
+    assert not (tmp_path / "run").exists()
+
+
+def test_a_training_file_with_a_single_class_is_refused(preset, tmp_path, capsys):
+    examples = classification_examples(8, seed=1)
+    one_class = [type(example)(example.text, None, "x", example.line) for example in examples]
+    train = _write_csv(tmp_path / "train.csv", one_class)
+    status = main(_classification_run(preset, train, tmp_path / "run"))
+    assert status == 1
+    error = capsys.readouterr().err
+    assert f"{train} has a single label, 'x', in column 'label'" in error
+    assert "needs at least two classes" in error
     assert not (tmp_path / "run").exists()
 
 

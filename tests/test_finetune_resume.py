@@ -17,6 +17,8 @@ from kbert.tasks import CancellationToken
 from kbert.tasks import ClassificationTask
 from kbert.tasks import FineTuner
 from kbert.tasks import FineTuningConfig
+from kbert.tasks import TrainingCheckpoint
+from kbert.tasks import training_data_fingerprint
 
 # Dropout stays on: resuming must restore its random state too.
 SMALL_MODEL = dict(
@@ -110,6 +112,10 @@ def test_interrupted_and_resumed_training_reaches_the_same_weights(
     assert recorder.events[-1] == ("end", "cancelled")
     assert cancelled.checkpoint_path.is_file()
     assert (cancelled.preset_path is None) == (cancel_at <= 6), where
+    # Its state names the data it was trained on, as callers can compute it.
+    state = TrainingCheckpoint(cancelled.checkpoint_path).read_state()
+    assert state["training_data"] == training_data_fingerprint(train_examples)
+    assert state["training_data"] != training_data_fingerprint(train_examples[:20])
 
     # A resumed run must use the same settings and data; a new run needs an empty folder.
     with pytest.raises(ValueError, match=r"config.learning_rate: 0.001 then, 0.002 now"):

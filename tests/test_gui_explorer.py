@@ -4,6 +4,8 @@ The tabs of one module share a `ModelStore` (fresh `AppContext` and tab per test
 tiny model is loaded and compiled once per backend.
 """
 
+import csv
+import json
 import threading
 import types
 
@@ -11,13 +13,23 @@ import keras
 import numpy as np
 import pytest
 import shiboken6
+from PySide6.QtCore import QEvent
+from PySide6.QtCore import QPoint
+from PySide6.QtCore import QPointF
 from PySide6.QtCore import QSettings
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QImage
+from PySide6.QtGui import QMouseEvent
 from PySide6.QtGui import QTextCursor
+from PySide6.QtWidgets import QApplication
 
 from kbert_gui.app_context import AppContext
+from kbert_gui.attention_panel import ALL_HEADS
+from kbert_gui.attention_panel import HEAD_VIEW
+from kbert_gui.attention_panel import HEAT_MAP
 from kbert_gui.explorer_tab import ExplorerTab
 from kbert_gui.fill_mask_outcome import FillMaskOutcome
+from kbert_gui.mask_prediction_model import DIFFERENT_BACKGROUND
 from kbert_gui.mask_prediction_model import PREDICTION_ROLE
 from kbert_gui.mask_prediction_model import PROBABILITY_ROLE
 from kbert_gui.mask_prediction_model import MaskPredictionModel
@@ -30,6 +42,7 @@ from gui_helpers import stop_context
 from kbert.inference import MaskFill
 from kbert.inference import MaskPrediction
 from kbert.inference import attention_map
+from kbert.inference import score_words
 from test_finetune_acceptance import TINY_MODEL
 from test_finetune_acceptance import VOCABULARY
 
@@ -55,6 +68,30 @@ def presets(tmp_path_factory):
     return types.SimpleNamespace(
         masked_lm=str(base / "masked_lm"), backbone_only=str(base / "backbone_only")
     )
+
+
+@pytest.fixture(scope="module")
+def wide_preset(tmp_path_factory):
+    """A masked-LM preset of 12 heads that reads 160 tokens (for a 128-token text)."""
+    from kbert.models import BertBackbone
+    from kbert.models import BertMaskedLM
+    from kbert.tokenizer import BertTokenizer
+
+    keras.utils.set_random_seed(20241)
+    folder = tmp_path_factory.mktemp("wide_preset") / "wide"
+    tokenizer = BertTokenizer(list(VOCABULARY), lowercase=True, max_length=160)
+    backbone = BertBackbone(
+        **dict(
+            TINY_MODEL,
+            vocabulary_size=len(VOCABULARY),
+            hidden_size=48,
+            num_heads=12,
+            intermediate_size=64,
+            max_positions=160,
+        )
+    )
+    BertMaskedLM(backbone).save_to_preset(folder, tokenizer=tokenizer)
+    return str(folder)
 
 
 @pytest.fixture(scope="module")
@@ -116,7 +153,7 @@ def _set_text(tab, text):
 
 def _shown_tokens(view, index):
     model = view.model(index)
-    return [model.prediction(row).token for row in range(model.rowCount())]
+    return [model.index(row, 0).data() for row in range(model.rowCount())]
 
 
 def _shown_probabilities(view, index):
@@ -141,7 +178,8 @@ def _assert_shows(view, expected):
     """The view lists exactly `expected` (a FillMaskResult), mask by mask."""
     assert view.mask_count() == len(expected.masks)
     for index, mask in enumerate(expected.masks):
-        assert view.mask_title(index) == f"mask {index + 1} at chars {mask.start}–{mask.end}"
+        # The title may go on to say that the compared model's top differs.
+        assert view.mask_title(index).startswith(f"mask {index + 1} at chars {mask.start}–{mask.end}")
         assert _shown_tokens(view, index) == [c.token for c in mask.candidates]
         np.testing.assert_allclose(
             _shown_probabilities(view, index), [c.probability for c in mask.candidates], atol=1e-6
@@ -227,7 +265,7 @@ def test_a_superseded_request_is_never_shown(qtbot, explorer, monkeypatch):
 
     _predict(qtbot, explorer.runner, supersede_then_release)
     assert [outcome.result.text for outcome in shown] == [latest]
-    assert explorer.predictions_view.result.text == latest
+    assert explorer.predictions_view.outcome.text == latest
     assert [explorer.predictions_view.mask_title(i) for i in range(2)] == [
         "mask 1 at chars 0–6",
         "mask 2 at chars 22–28",
@@ -332,24 +370,74 @@ def test_top_k_and_scoring_named_words(qtbot, explorer, model_store):
 
     _predict(qtbot, explorer.runner, lambda: explorer.targets_edit.setText("cat, dog , ,mat"))
     assert explorer.targets() == ["cat", "dog", "mat"]
-    expected = _model(model_store).fill_mask(text, top_k=2, targets=["cat", "dog", "mat"])
+    expected = _model(model_store).fill_mask(text, top_k=3, targets=["cat", "dog", "mat"])
+    # Every named word is listed with its probability, most probable first.
     _assert_shows(explorer.predictions_view, expected)
-    assert set(_shown_tokens(explorer.predictions_view, 0)) <= {"cat", "dog", "mat"}
 
-    # "amsterdam" is two word pieces: kbert's own message, inline, and no stale lists.
-    errors = []
-    explorer.runner.error.connect(errors.append)
-    explorer.targets_edit.setText("cat, amsterdam")
-    qtbot.waitUntil(lambda: bool(errors), timeout=PREDICTION_TIMEOUT_MS)
-    message = explorer.predictions_view.error_banner.message
-    assert message == errors[0]
-    assert "'amsterdam' tokenizes as ['amster', '##dam']" in message
-    assert explorer.predictions_view.mask_count() == 0
+    # "amsterdam" is two word pieces: scored whole, the product of its pieces'
+    # probabilities; "Paris" and "paris" are one word to this uncased model: both listed,
+    # with one score, and a note says so.
+    outcome = _predict(
+        qtbot, explorer.runner, lambda: explorer.targets_edit.setText("cat, amsterdam, Paris, paris")
+    )
+    (mask,) = score_words(_model(model_store), None, text, ["cat", "amsterdam", "Paris", "paris"])
+    model = explorer.predictions_view.model(0)
+    shown = {model.prediction(row).word: model.prediction(row) for row in range(model.rowCount())}
+    assert sorted(shown) == ["Paris", "amsterdam", "cat", "paris"]
+    for score in mask.scores:
+        assert shown[score.word].probability == pytest.approx(score.probability, abs=1e-6)
+    assert shown["amsterdam"].pieces == ("amster", "##dam")
+    assert shown["Paris"].probability == shown["paris"].probability
+    probabilities = [model.index(row, 1).data(PROBABILITY_ROLE) for row in range(4)]
+    assert probabilities == sorted(probabilities, reverse=True)
+    assert "product of its 2 pieces' probabilities" in model.index(
+        [row for row in range(4) if model.prediction(row).word == "amsterdam"][0], 0
+    ).data(Qt.ItemDataRole.ToolTipRole)
+    assert explorer.predictions_view.note == (
+        "“Paris” and “paris” are the same to this model (paris): one score, shown for each."
+    )
+    assert explorer.predictions_view.error_banner.message == ""
+    # A click puts the word itself into the text.
+    row = [row for row in range(4) if model.prediction(row).word == "amsterdam"][0]
+    _click_row(qtbot, explorer.predictions_view.table(0), row)
+    assert explorer.text == "the amsterdam sat ."
 
     explorer.targets_edit.clear()
-    _predict(qtbot, explorer.runner, lambda: None)
+    _predict(qtbot, explorer.runner, lambda: _set_text(explorer, text))
     assert explorer.predictions_view.error_banner.message == ""
     assert explorer.predictions_view.model(0).rowCount() == 2
+    assert explorer.predictions_view.note == ""
+
+
+def test_a_text_longer_than_the_model_reads_is_cut_with_a_note(qtbot, explorer, model_store):
+    limit = 64  # the tiny model's positions
+    long_text = "the [MASK] sat on the mat . " + "the cat ran . " * 30
+    outcome = _predict(qtbot, explorer.runner, lambda: _set_text(explorer, long_text))
+    tokens = len(_model(model_store).tokenizer.tokenize(long_text)) + 2
+    assert outcome.num_tokens == tokens > limit and outcome.limit == limit
+    note = (
+        f"The text is {tokens} tokens long; the model reads the first {limit}, so the "
+        "predictions leave out the rest."
+    )
+    assert explorer.predictions_view.note == note
+    assert explorer.predictions_view.mask_count() == 1
+
+    # The attention of the same text: cut at the same place, with the same note.
+    panel = explorer.attention_panel
+    _predict(qtbot, panel.runner, lambda: explorer.output_tabs.setCurrentWidget(panel))
+    assert len(panel.heat_map.tokens) == limit
+    assert panel.note_label.text() == note.replace("predictions", "weights")
+
+    # A mask beyond the limit: how long the text is and what the limit is, not the text.
+    errors = []
+    explorer.runner.error.connect(errors.append)
+    _set_text(explorer, long_text + " and the [MASK] .")
+    qtbot.waitUntil(lambda: bool(errors), timeout=PREDICTION_TIMEOUT_MS)
+    message = explorer.predictions_view.error_banner.message
+    assert message == (
+        f"The text is {tokens + 4} tokens long and the model reads at most {limit}: 1 of "
+        "its 2 [MASK]s comes after that. Shorten the text or move the masks earlier."
+    )
 
 
 # --- Attention ---------------------------------------------------------------------------------
@@ -382,6 +470,86 @@ def test_attention_heat_map_shows_the_chosen_layer_and_head(qtbot, explorer, mod
     _predict(qtbot, panel.runner, lambda: _set_text(explorer, "a dog ran ."))
     assert panel.heat_map.tokens == ("[CLS]", "a", "dog", "ran", ".", "[SEP]")
     assert panel.selection() == (None, 2)
+
+
+def _mouse_move(widget, point):
+    """The pointer moves over `widget` to `point` (mouse tracking is on there)."""
+    event = QMouseEvent(
+        QEvent.Type.MouseMove,
+        QPointF(point),
+        QPointF(widget.mapToGlobal(point)),
+        Qt.MouseButton.NoButton,
+        Qt.MouseButton.NoButton,
+        Qt.KeyboardModifier.NoModifier,
+    )
+    QApplication.sendEvent(widget, event)
+
+
+def test_every_head_of_a_layer_and_the_head_view(qtbot, explorer, model_store):
+    panel = explorer.attention_panel
+    text = "the cat sat on the [MASK] ."
+    _predict(qtbot, explorer.runner, lambda: _set_text(explorer, text))
+    _predict(qtbot, panel.runner, lambda: explorer.output_tabs.setCurrentWidget(panel))
+    expected = attention_map(_model(model_store), None, text)
+
+    # All heads of layer 2: one thumbnail each, the head box has nothing to choose.
+    panel.layer_combo.setCurrentIndex(1)
+    panel.set_view(ALL_HEADS)
+    grid = panel.head_grid
+    assert len(grid.maps) == expected.num_heads == 4 and not panel.head_combo.isEnabled()
+    for head, weights in enumerate(grid.maps):
+        np.testing.assert_allclose(weights, expected.select(1, head), atol=1e-5)
+    grid.grab()
+    # A click on head 3 enlarges it: the heat map of layer 2, head 3.
+    qtbot.mouseClick(
+        grid, Qt.MouseButton.LeftButton, pos=grid.thumbnail_rect(2).center().toPoint()
+    )
+    assert panel.views.currentIndex() == HEAT_MAP and panel.selection() == (1, 2)
+    np.testing.assert_allclose(panel.heat_map.weights, expected.select(1, 2), atol=1e-5)
+
+    # The head view of the same head: lines from each token to those it attends to.
+    panel.set_view(HEAD_VIEW)
+    view = panel.head_view
+    np.testing.assert_allclose(view.weights, expected.select(1, 2), atol=1e-5)
+    view.grab()
+    _mouse_move(view, QPoint(20, 10 + 2 * 20 + 10))  # over "cat" on the left
+    assert view.focus == ("query", 2)
+    weights = expected.select(1, 2)[2]
+    listed = view.weights_text("query", 2).splitlines()
+    best = int(np.argmax(weights))
+    assert listed[0] == "cat attends to:"
+    assert listed[1] == f"  {expected.tokens[best]}: {weights[best]:.3f}"
+    view.grab()  # the hovered token's lines only
+    _mouse_move(view, QPoint(view.width() - 10, 10 + 5))  # over [CLS] on the right
+    assert view.focus == ("key", 0)
+
+
+def test_the_views_of_a_128_token_text_keep_the_window_responsive(qtbot, tmp_path, wide_preset):
+    context = make_context(tmp_path, wide_preset)
+    tab = _open(qtbot, context)
+    try:
+        panel = tab.attention_panel
+        text = "the cat sat on the [MASK] . " * 18  # 126 tokens, 128 with [CLS] and [SEP]
+        _set_text(tab, text)
+        report = _predict(qtbot, panel.runner, lambda: tab.output_tabs.setCurrentWidget(panel))
+        assert len(report.attention.tokens) == 128 and report.attention.num_heads == 12
+        heartbeat = Heartbeat()
+        heartbeat.start()
+        for view, widget in ((ALL_HEADS, panel.head_grid), (HEAD_VIEW, panel.head_view)):
+            panel.set_view(view)
+            for layer in range(panel.layer_combo.count()):
+                panel.layer_combo.setCurrentIndex(layer)
+                widget.grab()
+                qtbot.wait(30)
+        _mouse_move(panel.head_view, QPoint(20, 10 + 60 * 20 + 10))
+        panel.head_view.grab()
+        panel.set_view(HEAT_MAP)
+        panel.heat_map.grab()
+        qtbot.wait(30)
+        heartbeat.stop()
+        assert heartbeat.max_gap_ms < 400  # generous: benchmarks/gui_heartbeat.py measures
+    finally:
+        _close(tab, context)
 
 
 # --- Two models --------------------------------------------------------------------------------
@@ -418,6 +586,84 @@ def test_comparison_shows_the_second_models_predictions(qtbot, explorer, model_s
     assert pane.comparison_source is None and pane.view.mask_count() == 0
 
 
+def test_the_comparison_marks_where_the_two_models_differ(qtbot, explorer, presets):
+    pane = explorer.comparison_pane
+    text = "the [MASK] sat on the [MASK] ."
+    _predict(qtbot, explorer.runner, lambda: _set_text(explorer, text))
+    _predict(qtbot, pane.runner, lambda: pane.set_comparison_source(presets.backbone_only))
+    first, second = explorer.predictions_view.outcome, pane.view.outcome
+    differing = []
+    for index, (mine, theirs) in enumerate(zip(first.masks, second.masks)):
+        differs = mine.candidates[0].token != theirs.candidates[0].token
+        for view, shown, other in (
+            (explorer.predictions_view, mine, theirs),
+            (pane.view, theirs, mine),
+        ):
+            assert (index in view.differing_masks()) == differs
+            assert view.mask_title(index).endswith("the other model's top differs") == differs
+            model = view.model(index)
+            unshared = {c.token for c in shown.candidates} - {c.token for c in other.candidates}
+            assert {model.prediction(row).token for row in model.unshared_rows()} == unshared
+            for row in range(model.rowCount()):
+                background = model.index(row, 0).data(Qt.ItemDataRole.BackgroundRole)
+                assert (background is not None) == (row in model.unshared_rows())
+                if background is not None:
+                    assert background.color() == DIFFERENT_BACKGROUND
+        differing.append(differs)
+    assert any(differing)  # a random head against a trained one
+
+    # The same model twice: nothing differs. Stopping clears the marks.
+    _predict(qtbot, pane.runner, lambda: pane.set_comparison_source(explorer.context.models.source))
+    assert explorer.predictions_view.differing_masks() == pane.view.differing_masks() == []
+    assert explorer.predictions_view.model(0).unshared_rows() == []
+    pane.set_comparison_source(presets.backbone_only)
+    _predict(qtbot, pane.runner, lambda: None)
+    assert explorer.predictions_view.differing_masks()
+    pane.stop_button.click()
+    assert explorer.predictions_view.differing_masks() == []
+
+
+def test_the_predictions_and_the_heat_map_export(qtbot, explorer, tmp_path):
+    actions = {action.label: action for action in explorer.export_actions()}
+    assert sorted(actions) == [
+        "Attention heat map as PNG…",
+        "Attention heat map as SVG…",
+        "Predictions as CSV…",
+        "Predictions as JSON…",
+    ]
+    text = "the [MASK] sat on the [MASK] ."
+    outcome = _predict(qtbot, explorer.runner, lambda: _set_text(explorer, text))
+    assert actions["Predictions as CSV…"].available()
+    assert not actions["Attention heat map as PNG…"].available()
+    for label in ("Predictions as CSV…", "Predictions as JSON…"):
+        actions[label].write(actions[label].path_for(tmp_path / "predictions"))
+    with open(tmp_path / "predictions.csv", newline="", encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    document = json.loads((tmp_path / "predictions.json").read_text(encoding="utf-8"))
+    assert document["text"] == text and document["model"] == outcome.source
+    view = explorer.predictions_view
+    assert len(rows) == sum(view.model(index).rowCount() for index in range(2)) == 10
+    for row in rows:
+        mask, rank = int(row["mask"]) - 1, int(row["rank"]) - 1
+        model = view.model(mask)
+        assert row["token"] == model.index(rank, 0).data()
+        assert model.index(rank, 1).data() == f"{100 * float(row['probability']):.1f} %"
+        assert text[int(row["start"]) : int(row["end"])] == "[MASK]"
+        exported = document["masks"][mask]["predictions"][rank]
+        assert exported["token"] == row["token"] and exported["text"] == row["text"]
+        assert exported["probability"] == pytest.approx(float(row["probability"]))
+
+    panel = explorer.attention_panel
+    _predict(qtbot, panel.runner, lambda: explorer.output_tabs.setCurrentWidget(panel))
+    png, svg = actions["Attention heat map as PNG…"], actions["Attention heat map as SVG…"]
+    assert png.available()
+    png.write(png.path_for(tmp_path / "attention"))
+    svg.write(svg.path_for(tmp_path / "attention"))
+    image = QImage(str(tmp_path / "attention.png"))
+    assert (image.width(), image.height()) == (panel.heat_map.width(), panel.heat_map.height())
+    assert "<svg" in (tmp_path / "attention.svg").read_text(encoding="utf-8")
+
+
 def test_the_tab_follows_the_current_model(qtbot, explorer, model_store, presets):
     text = "the [MASK] ran ."
     _predict(qtbot, explorer.runner, lambda: _set_text(explorer, text))
@@ -452,7 +698,7 @@ def test_the_ui_thread_never_stalls_while_predicting(qtbot, explorer, presets):
         # string in one turn and measure the test's own typing).
         _predict(qtbot, explorer.runner, lambda: _set_text(explorer, text))
         qtbot.waitUntil(lambda: bool(compared), timeout=PREDICTION_TIMEOUT_MS)
-        assert explorer.predictions_view.result.text == pane.view.result.text == text
+        assert explorer.predictions_view.outcome.text == pane.view.outcome.text == text
 
     # Loading and compiling happen once per model and input shape; measured is what
     # follows, the predictions as the user goes on typing.

@@ -13,6 +13,8 @@ import statistics
 import time
 
 import pytest
+from PySide6.QtGui import QImage
+from PySide6.QtWidgets import QMessageBox
 from gui_helpers import Heartbeat
 from gui_helpers import make_context
 from gui_helpers import stop_context
@@ -94,6 +96,23 @@ def set_up_run(tab, qtbot, train, output, evaluation=None, task="classification"
     else:
         qtbot.waitUntil(lambda: tab.preview is not None, timeout=20_000)
     tab.hyperparameters.set_values(**settings)
+
+
+def set_up_long_run(tab, qtbot, data, output, **settings):
+    """Two epochs of 10 steps, without evaluation data or probe: an epoch end only saves
+    the model, so a cancel that lands there also ends quickly."""
+    set_up_run(
+        tab,
+        qtbot,
+        data["long_train"],
+        output,
+        epochs=2,
+        batch_size=8,
+        learning_rate=1e-3,
+        max_length=16,
+        **settings,
+    )
+    tab.probe_input.set_values(text="")
 
 
 def click_and_wait_for_end(tab, qtbot, button):
@@ -280,6 +299,10 @@ def test_a_fine_tuning_run_completes_from_the_gui(tab, qtbot, tmp_path, data):
     assert heartbeat.max_gap_ms < 200
     assert not tab.cancel_button.isEnabled() and tab.start_button.isEnabled()
 
+    # The curves, the evaluation table and the whole log export; the files hold what
+    # the tab shows.
+    _check_exports(tab, tmp_path / "exports")
+
     # The saved preset loads, and opens in the explorer.
     preset = tmp_path / "run" / "model"
     assert result.preset_path == preset and str(preset) in tab.preset_label.text()
@@ -288,23 +311,47 @@ def test_a_fine_tuning_run_completes_from_the_gui(tab, qtbot, tmp_path, data):
         qtbot.mouseClick(tab.open_explorer_button, Qt.MouseButton.LeftButton)
     assert requested.args == ["explorer"]
     assert tab.context.models.source == str(preset)
+    # Another task does not relabel this run's curves.
+    names = tab.chart.names()
+    assert names[1] == "evaluation accuracy"
+    tab.set_task("masked-lm")
+    assert tab.chart.names() == names and len(tab.chart.metric_points) == 2
+
+
+def _check_exports(tab, folder):
+    folder.mkdir()
+    actions = {action.label: action for action in tab.export_actions()}
+    assert sorted(actions) == [
+        "Evaluation table as CSV…",
+        "Run log as text…",
+        "Training curves as PNG…",
+        "Training curves as SVG…",
+    ]
+    assert all(action.available() for action in actions.values())
+    for action in actions.values():
+        action.write(action.path_for(folder / "export"))
+    assert (folder / "export.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    image = QImage(str(folder / "export.png"))
+    assert (image.width(), image.height()) == (tab.chart.width(), tab.chart.height())
+    svg = (folder / "export.svg").read_text(encoding="utf-8")
+    assert "<svg" in svg and "training loss" in svg
+    with open(folder / "export.csv", newline="", encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    model = tab.evaluation_model
+    assert len(rows) == model.rowCount() and tuple(rows[0]) == model.keys
+    for row, exported in enumerate(rows):
+        for column, key in enumerate(model.keys):
+            value = model.value(row, key)
+            assert float(exported[key]) == pytest.approx(value, rel=1e-12)
+            assert model.data(model.index(row, column)) == model.data(model.index(row, column))
+    assert [int(row["epoch"]) for row in rows] == [1, 2]
+    log = (folder / "export.txt").read_text(encoding="utf-8")
+    assert log.splitlines() == tab.log_view.toPlainText().splitlines()
 
 
 def test_cancel_stops_within_two_batches_and_resume_completes(tab, qtbot, tmp_path, data):
     output = tmp_path / "run"
-    # No evaluation data and no probe: an epoch end only saves the model, so a cancel
-    # that lands there also ends quickly.
-    set_up_run(
-        tab,
-        qtbot,
-        data["long_train"],
-        output,
-        epochs=2,
-        batch_size=8,
-        learning_rate=1e-3,
-        max_length=16,
-    )
-    tab.probe_input.set_values(text="")
+    set_up_long_run(tab, qtbot, data, output)
     events, clicked_at, finished_at = [], [], []
 
     def cancel_at_the_first_step(event):
@@ -396,3 +443,97 @@ def test_continued_masked_lm_pretraining_from_the_gui(tab, qtbot, tmp_path, data
     )
     assert manifest["num_instances"] > 0
     assert BertMaskedLM.from_preset(result.preset_path).tokenizer is not None
+
+
+def test_esc_asks_first_and_a_restarted_app_resumes_the_run_as_it_was(
+    tab, qtbot, tmp_path, data, monkeypatch
+):
+    output = tmp_path / "run"
+    set_up_long_run(tab, qtbot, data, output, seed=7)
+    tab.show()
+    tab.activateWindow()
+    qtbot.waitUntil(tab.isActiveWindow)
+    answers, questions = [QMessageBox.StandardButton.No], []
+
+    def answer(parent, title, text, *buttons):
+        questions.append(title)
+        return answers.pop(0) if answers else QMessageBox.StandardButton.Yes
+
+    monkeypatch.setattr(QMessageBox, "question", answer)
+
+    def escape_twice(event):
+        if isinstance(event, StepFinished) and not questions:
+            # Esc in the probe field asks; "No" keeps training.
+            qtbot.keyClick(tab.probe_input.text_edit, Qt.Key.Key_Escape)
+            assert questions == ["Stop training?"] and tab.cancel_button.isEnabled()
+            # Closing the window mid-run asks too ("Yes" from here on).
+            assert tab.may_close() and questions[-1] == "Training is running"
+            qtbot.keyClick(tab.probe_input.text_edit, Qt.Key.Key_Escape)
+
+    tab.training_event.connect(escape_twice)
+    status = click_and_wait_for_end(tab, qtbot, tab.start_button)
+    assert status == "cancelled" and len(questions) == 3
+    assert tab.may_close() and len(questions) == 3  # nothing to ask once idle
+    cancelled_step = tab.result.global_step
+    losses = tab.chart.loss_points
+
+    # The app restarts: a new tab, whose form knows nothing of the run.
+    context = make_context(tmp_path / "restart", str(data["preset"]))
+    restarted = FineTuningTab(context)
+    qtbot.addWidget(restarted)
+    try:
+        qtbot.waitUntil(lambda: restarted.hyperparameters.is_ready, timeout=60_000)
+        restarted.set_task("qa")
+        restarted.set_training_file(DATA / "sample_squad_v2.json")
+        restarted.set_output_folder(output)
+        qtbot.waitUntil(lambda: restarted.run_controller.resume_check is not None, timeout=60_000)
+        # Another task's run: Resume is off, and one sentence says why.
+        note = restarted.resume_note.text()
+        assert not restarted.resume_button.isEnabled()
+        assert note.startswith(
+            "Resume is off: the run in this folder is text classification, not question "
+            "answering (SQuAD)."
+        )
+        assert "config." not in note and "--resume" not in note and "{" not in note
+        assert "Use its setup" in note
+
+        # "Use its setup" puts the run's form back; then Resume continues it.
+        restarted.resume_note.linkActivated.emit("use-setup")
+        qtbot.waitUntil(restarted.resume_button.isEnabled, timeout=60_000)
+        assert restarted.task() == "classification"
+        assert restarted.train_file_edit.text() == str(data["long_train"])
+        settings = restarted.hyperparameters.values()
+        assert (settings["epochs"], settings["batch_size"], settings["seed"]) == (2, 8, 7)
+        assert settings["learning_rate"] == pytest.approx(1e-3)
+        assert restarted.resume_note.isHidden()
+        # The run as it was: its curve and its log.
+        restarted.resume()
+        assert restarted.chart.loss_points == losses
+        assert "— Cancel requested" in restarted.log_view.toPlainText()
+        with qtbot.waitSignal(restarted.run_finished, timeout=RUN_TIMEOUT_MS) as finished:
+            pass
+        assert finished.args == ["completed"], restarted.error_banner.message
+        assert restarted.result.global_step == 20
+        steps = [point[0] for point in restarted.chart.loss_points]
+        assert steps == list(range(1, 21)) and cancelled_step < 20
+    finally:
+        stop_context(context)
+
+
+def test_a_run_that_fails_in_its_own_folder_moves_the_form_to_a_fresh_one(
+    tab, qtbot, tmp_path, data
+):
+    output = tmp_path / "pretraining"
+    # Far more instances per batch than the text makes: kbert fails after making them.
+    set_up_run(
+        tab, qtbot, data["corpus"], output, task="masked-lm", epochs=1, batch_size=4096
+    )
+    status = click_and_wait_for_end(tab, qtbot, tab.start_button)
+    assert status == "failed"
+    assert "fewer than one batch" in tab.error_banner.message
+    assert any(output.iterdir()) and not (output / CHECKPOINT_FILE).exists()
+    # The next Start is not refused: the form moved on, the failed run's files stay.
+    fresh = tmp_path / "pretraining-2"
+    assert tab.output_edit.text() == str(fresh) and not fresh.exists()
+    assert f"The next run uses {fresh}" in tab.status_label.text()
+    assert not tab.resume_button.isEnabled()

@@ -1,6 +1,10 @@
 """The question-answering tab: exact highlights, n-best, no answer, files, warnings."""
 
+import csv
+import json
+
 import keras
+import numpy as np
 import pytest
 from PySide6.QtCore import Qt
 
@@ -11,6 +15,7 @@ from kbert_gui.question_answering_tab import QuestionAnsweringTab
 from gui_helpers import Heartbeat
 from gui_helpers import make_context
 from gui_helpers import stop_context
+from inference_helpers import plant_logits
 from kbert.inference import Answer
 from test_finetune_acceptance import VOCABULARY
 from test_finetune_acceptance import make_tiny_preset
@@ -66,6 +71,21 @@ def _answer(qtbot, tab, click=True):
         if click:
             qtbot.mouseClick(tab.answer_button, Qt.MouseButton.LeftButton)
     return blocker.args[0]
+
+
+def _plant_answer(monkeypatch, model, start_token, end_token):
+    """The model's start logits peak on `start_token`, its end logits on `end_token`."""
+    tokenizer = model.tokenizer
+    start_id, end_id = tokenizer.token_to_id(start_token), tokenizer.token_to_id(end_token)
+
+    def bonus(inputs):
+        token_ids = inputs["token_ids"]
+        return {
+            "start_logits": np.where(token_ids == start_id, 100.0, 0.0).astype("float32"),
+            "end_logits": np.where(token_ids == end_id, 100.0, 0.0).astype("float32"),
+        }
+
+    plant_logits(monkeypatch, model, bonus)
 
 
 def _click_check_box(qtbot, check_box):
@@ -176,7 +196,11 @@ def test_no_answer_above_the_null_threshold(qtbot, open_tab, presets):
     assert report.result.is_impossible and report.result.answers == ()
     assert tab.best_answer_label.text() == "No answer"
     assert tab.passage_view.answer_selection() is None
-    assert tab.answers_view.model().rowCount() == 0
+    # The n-best list still shows the best spans; selecting one highlights it.
+    model = tab.answers_view.model()
+    assert model.rowCount() == 5 and model.answers() == report.best_spans
+    tab.answers_view.selectRow(1)
+    _assert_highlights(tab, report.best_spans[1])
     comparison = tab.no_answer_label.text()
     assert f"No-answer score {report.result.no_answer_score:.2f}" in comparison
     assert f"best span {report.best_span.score:.2f}" in comparison
@@ -210,13 +234,100 @@ def test_shading_start_and_end_probabilities(qtbot, open_tab, presets):
                 start_probability,
                 end_probability,
             )
-    # The answer's highlight paints over the shading.
-    assert (
-        tab.passage_view.extraSelections()[-1].cursor == tab.passage_view.answer_selection().cursor
-    )
+    # The answer's highlight is the one selection; the shading is painted around it.
+    selections = tab.passage_view.extraSelections()
+    assert len(selections) == 1
+    assert selections[0].cursor == tab.passage_view.answer_selection().cursor
+    tab.passage_view.grab()  # paints the tints without error
     _click_check_box(qtbot, tab.shade_check)
     assert not tab.passage_view.has_shading()
     assert tab.passage_view.answer_selection() is not None
+
+
+def test_a_long_passage_with_shading_stays_responsive_and_shows_each_answer(
+    qtbot, open_tab, presets, monkeypatch
+):
+    tab = open_tab(presets["qa"])
+    model = tab.context.models.model("BertQuestionAnswerer")
+    _plant_answer(monkeypatch, model, "alice", "rome")
+    passage = "the cat sat on the mat near the old house . " * 2250
+    passage += "Alice is the king of Rome . " + "the dog ran under the blue tree . " * 3
+    assert len(passage) > 99_000
+    tab.passage_view.set_passage(passage)
+    tab.question_edit.setText(QUESTION)
+    tab.shade_check.setChecked(True)
+    # The user clicked into the passage (to paste it), then asked.
+    tab.passage_view.setFocus()
+    with qtbot.waitSignal(tab.controller.runner.result, timeout=TIMEOUT_MS) as blocker:
+        tab.answer_now()
+    report = blocker.args[0]
+    best = report.result.answers[0]
+    assert best.text == "Alice is the king of Rome"
+    assert tab.passage_view.has_shading() and report.shading.num_windows > 300
+    _assert_highlights(tab, best)
+    assert tab.passage_view.is_in_view(best.start, best.end)
+
+    # Selecting each n-best row highlights it and shows it; the window never stalls.
+    heartbeat = Heartbeat()
+    heartbeat.start()
+    for row in (3, 1, 4, 2, 0):
+        rectangle = tab.answers_view.visualRect(tab.answers_model.index(row, 0))
+        qtbot.mouseClick(
+            tab.answers_view.viewport(), Qt.MouseButton.LeftButton, pos=rectangle.center()
+        )
+        qtbot.wait(60)
+        answer = report.result.answers[row]
+        _assert_highlights(tab, answer)
+        assert tab.passage_view.is_in_view(answer.start, answer.end)
+    heartbeat.stop()
+    assert heartbeat.max_gap_ms < 1500  # generous: 13.6 s a click before
+
+
+def test_a_stale_missing_input_message_goes_once_the_input_is_there(qtbot, open_tab, presets):
+    tab = open_tab(presets["qa"])
+    tab.question_edit.setText(QUESTION)
+    tab.answer_now()
+    assert tab.error_banner.message == "Paste a passage or open a text file first."
+    tab.passage_view.set_passage(PASSAGE)
+    assert tab.error_banner.message == ""
+    with qtbot.waitSignal(tab.controller.runner.result, timeout=TIMEOUT_MS):
+        tab.answer_now()
+        assert tab.busy_label.isVisibleTo(tab) and tab.error_banner.message == ""
+    tab.question_edit.clear()
+    tab.answer_now()
+    assert tab.error_banner.message == "Type a question first."
+    tab.question_edit.setText(QUESTION)
+    assert tab.error_banner.message == ""
+
+
+def test_the_answers_export_as_csv_and_json(qtbot, open_tab, presets, tmp_path):
+    tab = open_tab(presets["qa"])
+    csv_action, json_action = tab.export_actions()
+    assert not csv_action.available() and not json_action.available()
+    tab.passage_view.set_passage(PASSAGE)
+    tab.question_edit.setText(QUESTION)
+    tab.top_k_spin.setValue(3)
+    report = _answer(qtbot, tab)
+    assert csv_action.available() and csv_action.label == "Answers as CSV…"
+    csv_action.write(csv_action.path_for(tmp_path / "answers"))
+    json_action.write(json_action.path_for(tmp_path / "answers"))
+    with open(tmp_path / "answers.csv", newline="", encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    shown = tab.answers_model
+    assert len(rows) == shown.rowCount() == 3
+    document = json.loads((tmp_path / "answers.json").read_text(encoding="utf-8"))
+    assert document["question"] == QUESTION and document["no_answer"] is False
+    assert document["model"] == presets["qa"]
+    for row, exported, answer in zip(range(3), rows, document["answers"]):
+        expected = shown.answer_at(row)
+        assert exported["answer"] == answer["answer"] == expected.text
+        assert PASSAGE[int(exported["start"]) : int(exported["end"])] == expected.text
+        assert float(exported["score"]) == pytest.approx(expected.score)
+        assert answer["probability"] == pytest.approx(expected.probability)
+        # What the table shows, cell by cell.
+        assert shown.data(shown.index(row, 2)) == f"{float(exported['probability']):.1%}"
+        assert shown.data(shown.index(row, 4)) == exported["window"] == str(answer["window"])
+    assert report.result.answers == shown.answers()
 
 
 def test_an_untrained_qa_head_is_flagged_and_the_tab_follows_the_model(qtbot, open_tab, presets):

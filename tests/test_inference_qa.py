@@ -139,6 +139,25 @@ def test_a_planted_answer_beyond_the_first_window_is_found(model, tokenizer, mon
         assert len({(answer.start, answer.end) for answer in result.answers}) == 3
 
 
+def test_answers_start_and_end_on_word_boundaries(model, tokenizer, monkeypatch):
+    # The start logits peak on "##aff", a piece inside "unaffable"; the end on "naive".
+    _plant_tokens(monkeypatch, model, tokenizer, "##aff", "naive")
+    context = "the cat is unaffable and naive . the dog ran to paris ."
+    question = "who sat?"
+    assert tokenizer.tokenize("unaffable") == ["un", "##aff", "##able"]
+    result = model.answer(question, context, top_k=8)
+    best = result.answers[0]
+    assert best.text == "unaffable and naive"
+    assert (best.start, best.end) == (11, 30) and context[best.start : best.end] == best.text
+    # Every n-best span begins and ends between words, and none repeats.
+    for answer in result.answers:
+        assert answer.start == 0 or not context[answer.start - 1].isalnum()
+        assert answer.end == len(context) or not context[answer.end].isalnum()
+    assert len({(answer.start, answer.end) for answer in result.answers}) == 8
+    # A span that ends inside a word ends after it: "un" alone is never an answer.
+    assert all(answer.text not in ("un", "unaff") for answer in result.answers)
+
+
 def test_spans_longer_than_max_answer_length_are_not_answers(model, tokenizer, monkeypatch):
     _plant_tokens(monkeypatch, model, tokenizer, "paris", "france")
     context = "paris " + "the cat sat " * 3 + "france"

@@ -70,6 +70,17 @@ def test_training_examples_need_labels():
         ClassificationTask().label_names([_example("a", None, line=7)])
 
 
+def test_training_data_needs_two_classes():
+    examples = [_example("a", "x", line=2), _example("b", "x", line=3)]
+    with pytest.raises(ValueError) as raised:
+        ClassificationTask(label_column="comment").label_names(examples, "train.csv")
+    assert str(raised.value) == (
+        "train.csv has a single label, 'x', in column 'comment': a classifier needs at least "
+        "two classes. Choose the column that holds the labels, or add examples of the other "
+        "classes."
+    )
+
+
 def test_unseen_evaluation_label_is_named_with_its_line():
     task = ClassificationTask()
     with pytest.raises(ValueError, match=r"dev.csv, line 5: label 'maybe' does not occur"):

@@ -23,10 +23,13 @@ from kbert.inference.results import EntitySpan
 from kbert.inference.results import FillMaskResult
 from kbert.inference.results import MaskFill
 from kbert.inference.results import MaskPrediction
+from kbert.inference.results import MaskWordScores
 from kbert.inference.results import TokenEmbeddings
+from kbert.inference.results import WordScore
 from kbert.inference.span_probabilities import SpanProbabilities
 from kbert.inference.span_probabilities import span_probabilities
 from kbert.inference.token_tagging import tag
+from kbert.inference.word_scores import score_words
 from kbert.preprocessing.length_buckets import DEFAULT_LENGTH_BUCKETS
 from kbert.preprocessing.length_buckets import INFERENCE_LENGTH_BUCKETS
 from kbert.preprocessing.length_buckets import bucket_length
@@ -44,8 +47,10 @@ __all__ = [
     "FillMaskResult",
     "MaskFill",
     "MaskPrediction",
+    "MaskWordScores",
     "SpanProbabilities",
     "TokenEmbeddings",
+    "WordScore",
     "answer",
     "attention_map",
     "bucket_length",
@@ -54,6 +59,7 @@ __all__ = [
     "fill_mask",
     "length_buckets",
     "pad_to_bucket",
+    "score_words",
     "span_probabilities",
     "tag",
 ]

@@ -4,8 +4,12 @@ The context is cut into windows (`kbert.data.qa_windows`), all windows of one ca
 run as one padded batch, and the best spans are searched in every window at once:
 a span starts at a context token where its window gives the most context, ends at a
 context token at most `max_answer_length - 1` tokens later, and scores
-`start_logit + end_logit`, as in BERT's SQuAD code. Its text is the caller's
-context sliced at the tokens' character offsets, so `context[start:end] == text`.
+`start_logit + end_logit`, as in BERT's SQuAD code. As the reference post-processing
+maps token spans back to whole words of the original text, a span is widened to the
+words its first and last tokens belong to (a start on the piece "##sten" of "Austen"
+starts at "A"), and spans that widen to the same characters are listed once, with
+the best score. Its text is the caller's context sliced at those character offsets,
+so `context[start:end] == text`.
 """
 
 import logging
@@ -22,6 +26,7 @@ from kbert.inference.model_io import sequence_limit
 from kbert.inference.model_io import softmax
 from kbert.inference.results import Answer
 from kbert.inference.results import AnswerResult
+from kbert.tokenizer.bert_tokenizer import CONTINUING_SUBWORD_PREFIX
 
 logger = logging.getLogger("kbert.inference")
 
@@ -134,14 +139,31 @@ def answer(
     start_probabilities = softmax(np.where(real, start_logits, -np.inf))
     end_probabilities = softmax(np.where(real, end_logits, -np.inf))
 
-    flat = valid_scores.reshape(-1)
-    count = min(top_k, int(valid.sum()))
-    best = np.argpartition(-flat, count - 1)[:count]
-    best = best[np.argsort(-flat[best], kind="stable")]
+    # Each span widened to whole words: (W, L, A) start and end token of its words.
+    word_start, word_end = _word_edges(tokenizer, windows, length)
+    window_rows = np.arange(len(windows))[:, None, None]
+    wide_start = np.broadcast_to(word_start[:, :, None], valid.shape)
+    wide_end = word_end[window_rows, end_index[None]]
+    whole = (
+        valid
+        & (wide_start >= 0)
+        & (wide_end >= 0)
+        & (wide_end - wide_start < max_answer_length)
+    )
+    # A context whose only spans cut words (one long word, a tiny max_answer_length)
+    # still gets answers: its token spans as they are.
+    if whole.any():
+        valid_scores = np.where(whole, scores, -np.inf)
+    else:
+        wide_start = np.broadcast_to(np.arange(length)[None, :, None], valid.shape)
+        wide_end = np.broadcast_to(end_index[None], valid.shape)
+
     answers = []
-    for window, start, extra in zip(*np.unravel_index(best, valid.shape)):
-        end = start + extra
-        start_char, end_char = int(offsets[window, start, 0]), int(offsets[window, end, 1])
+    for window, start, extra in _ranked_spans(valid_scores.reshape(-1), valid.shape, top_k):
+        first, last = wide_start[window, start, extra], wide_end[window, start, extra]
+        start_char, end_char = int(offsets[window, first, 0]), int(offsets[window, last, 1])
+        if any((start_char, end_char) == (known.start, known.end) for known in answers):
+            continue
         answers.append(
             Answer(
                 text=context[start_char:end_char],
@@ -150,10 +172,12 @@ def answer(
                 score=float(scores[window, start, extra]),
                 probability=float(span_probabilities[window, start, extra]),
                 start_probability=float(start_probabilities[window, start]),
-                end_probability=float(end_probabilities[window, end]),
+                end_probability=float(end_probabilities[window, start + extra]),
                 window=int(window),
             )
         )
+        if len(answers) == top_k:
+            break
     return AnswerResult(
         question=question,
         context=context,
@@ -178,6 +202,57 @@ def _no_answer(model, question, context, no_answer_score):
 def head_trained(model):
     """Whether `model`'s task head came trained from its preset (not freshly initialised)."""
     return not getattr(model, "freshly_initialized_heads", ())
+
+
+def _ranked_spans(flat_scores, shape, top_k):
+    """`(window, start, extra)` of the finite scores, best first, lazily.
+
+    Spans widened to whole words can coincide, so the caller may need more than
+    `top_k` of them: they come in growing blocks, each sorted once.
+    """
+    finite = int(np.isfinite(flat_scores).sum())
+    taken, count = 0, min(finite, 4 * top_k)
+    while taken < finite:
+        best = np.argpartition(-flat_scores, count - 1)[:count]
+        best = best[np.argsort(-flat_scores[best], kind="stable")]
+        for index in best[taken:]:
+            yield np.unravel_index(index, shape)
+        taken, count = count, min(finite, 4 * count)
+
+
+def _word_edges(tokenizer, windows, length):
+    """`(word_start, word_end)`, int arrays (W, L): for each context token of each
+    window, the first and the last token of its word in that window, or -1 where the
+    word runs past the window's edge (another window holds it whole).
+
+    A word is one of BERT's words: its pieces after the first start with "##".
+    """
+    num_tokens = windows[0].num_context_tokens
+    # Context tokens of the whole context: the windows together hold each of them.
+    continuation = np.zeros(num_tokens + 1, dtype=bool)
+    for window in windows:
+        ids = window.token_ids[window.context_mask]
+        pieces = [tokenizer.id_to_token(int(token_id)) for token_id in ids]
+        continuation[window.context_token_start : window.context_token_end] = [
+            piece.startswith(CONTINUING_SUBWORD_PREFIX) for piece in pieces
+        ]
+    word_start = np.full((len(windows), length), -1, dtype=np.int64)
+    word_end = np.full((len(windows), length), -1, dtype=np.int64)
+    for row, window in enumerate(windows):
+        positions = np.flatnonzero(window.context_mask)  # window index of each context token
+        tokens = slice(window.context_token_start, window.context_token_end)
+        starts_word = ~continuation[tokens]
+        ends_word = ~continuation[window.context_token_start + 1 : window.context_token_end + 1]
+        # The latest word start at or before each token; -1 before the first one.
+        start_of = np.maximum.accumulate(np.where(starts_word, np.arange(len(positions)), -1))
+        # The earliest word end at or after each token; -1 after the last one.
+        reverse = np.where(ends_word, np.arange(len(positions)), len(positions))[::-1]
+        end_of = np.minimum.accumulate(reverse)[::-1]
+        word_start[row, positions] = np.where(start_of >= 0, positions[np.maximum(start_of, 0)], -1)
+        word_end[row, positions] = np.where(
+            end_of < len(positions), positions[np.minimum(end_of, len(positions) - 1)], -1
+        )
+    return word_start, word_end
 
 
 def _window_logits(model, tokenizer, windows, batch_size):

@@ -71,6 +71,44 @@ class FillMaskResult:
 
 
 @dataclass(frozen=True)
+class WordScore:
+    """How probable one given word is at one `[MASK]`, however many pieces it has.
+
+    Args:
+        word: the word as given.
+        pieces: the word pieces the tokenizer makes of it (a lower-casing tokenizer
+            makes the same pieces of "Paris" and "paris").
+        probability: the product of its pieces' probabilities, each given the pieces
+            before it (see `score_words`); None when it cannot be scored (`reason`).
+        text: the caller's text with this `[MASK]` replaced by the word.
+        reason: why `probability` is None; "" when it is not.
+    """
+
+    word: str
+    pieces: tuple
+    probability: object
+    text: str
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class MaskWordScores:
+    """The given words' scores at one `[MASK]` of a text.
+
+    Args:
+        position: index of the `[MASK]` token in the encoded input (`[CLS]` is 0).
+        start: character offset where `[MASK]` starts in the caller's text.
+        end: character offset where it ends: `text[start:end] == "[MASK]"`.
+        scores: tuple of `WordScore`, in the order the words were given.
+    """
+
+    position: int
+    start: int
+    end: int
+    scores: tuple
+
+
+@dataclass(frozen=True)
 class Answer:
     """One answer span: `context[start:end] == text`, always.
 

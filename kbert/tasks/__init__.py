@@ -19,7 +19,7 @@ _PUBLIC_NAMES = names_by_module(
         "kbert.preprocessing.bucketed_dataset": ("BucketedDataset",),
         "kbert.preprocessing.task_features": ("TaskFeatures",),
         "kbert.tasks.classification_task": ("ClassificationTask",),
-        "kbert.tasks.fine_tuner": ("FineTuner",),
+        "kbert.tasks.fine_tuner": ("FineTuner", "training_data_fingerprint"),
         "kbert.tasks.fine_tuning_callback": ("FineTuningCallback",),
         "kbert.tasks.fine_tuning_config": ("FineTuningConfig",),
         "kbert.tasks.fine_tuning_result": ("FineTuningResult",),

@@ -9,6 +9,7 @@ from kbert.preprocessing.text_classifier_preprocessor import TextClassifierPrepr
 from kbert.tasks.fine_tuning_task import FineTuningTask
 from kbert.tasks.fine_tuning_task import model_limits
 from kbert.tasks.fine_tuning_task import predict_features
+from kbert.tasks.label_checks import check_several_labels
 from kbert.tasks.task_specs import task_spec
 
 CLASSIFICATION_METRICS = task_spec("classification").metrics
@@ -79,7 +80,9 @@ class ClassificationTask(FineTuningTask):
                     f"{source}, line {example.line}: the example has no label "
                     f"(column {self.label_column!r}); every training example needs one."
                 )
-        return classification_label_names(examples)
+        label_names = classification_label_names(examples)
+        check_several_labels(label_names, source, self.label_column)
+        return label_names
 
     def features(self, examples, tokenizer, label_names, max_length):
         preprocessor = TextClassifierPreprocessor(tokenizer, max_length, label_names)

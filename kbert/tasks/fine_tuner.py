@@ -117,7 +117,7 @@ class FineTuner:
             self.task.check_labels(eval_examples, label_names, eval_source)
         if config.patience is not None and eval_examples is None:
             raise ValueError("`patience` (early stopping) needs evaluation data.")
-        state = self._start_state(label_names, _fingerprint(train_examples), resume)
+        state = self._start_state(label_names, training_data_fingerprint(train_examples), resume)
 
         keras.utils.set_random_seed(config.seed)
         with precision_policy(config.precision):
@@ -304,8 +304,12 @@ def _backend():
     return keras.backend.backend()
 
 
-def _fingerprint(examples):
-    """Identifies the training data: a resumed run must see the same examples in order."""
+def training_data_fingerprint(examples):
+    """Identifies the training data: a resumed run must see the same examples in order.
+
+    The checkpoint's state holds it (`"training_data"`), so a caller can tell whether
+    a file is the data a run was trained on before resuming it.
+    """
     digest = hashlib.sha256()
     for example in examples:
         digest.update(repr(example).encode("utf-8"))
