@@ -1,10 +1,11 @@
 """An inline warning: the model can do this, but not well (an untrained head, no head)."""
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QLabel
+
+from kbert_gui.message_banner import MessageBanner
 
 
-class WarningBanner(QLabel):
+class WarningBanner(MessageBanner):
     """An amber, word-wrapped rich-text message, hidden until `show_warning`.
 
     Like `ErrorBanner`, it sits next to what it is about instead of opening a dialog;
@@ -16,25 +17,11 @@ class WarningBanner(QLabel):
     """
 
     def __init__(self, parent=None):
-        super().__init__(parent)
-        self.setObjectName("warningBanner")
-        self.setWordWrap(True)
+        super().__init__("warningBanner", ("#6d4c00", "#fff8e1", "#ffe082"), parent)
         self.setTextFormat(Qt.TextFormat.RichText)
-        self.setStyleSheet(
-            "QLabel#warningBanner { color: #6d4c00; background: #fff8e1;"
-            " border: 1px solid #ffe082; border-radius: 4px; padding: 6px; }"
-        )
-        self.hide()
 
     def show_warning(self, message):
-        self.setText(message)
-        self.show()
+        self.show_message(message)
 
     def clear_warning(self):
-        self.clear()
-        self.hide()
-
-    @property
-    def message(self):
-        """The shown message, or "" when there is none."""
-        return self.text() if not self.isHidden() else ""
+        self.clear_message()
