@@ -1,4 +1,9 @@
-"""The question-answering tab's behaviour: requests, the answers' views, model checks."""
+"""The question-answering tab's behaviour: requests, the answers' views, model checks.
+
+A little over 400 lines: one state machine (typing, answering, showing, stale) whose
+transitions read best together; the widgets are in `question_answering_panel`, the
+texts in `question_answering_format`.
+"""
 
 import pathlib
 from dataclasses import dataclass

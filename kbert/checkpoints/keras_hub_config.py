@@ -6,6 +6,9 @@ Keras-serialised objects. Reading them never deserialises anything: only the cla
 and plain numbers, strings and booleans of the arguments kbert knows are read, so no
 Lambda or other class can be smuggled in. Writing produces what keras-hub's own
 `save_to_preset` writes for BERT, so that `keras_hub.models.*.from_preset` loads it.
+
+Over 400 lines on purpose: each of the five files is read and written side by side,
+so that the two directions of one format stay one table.
 """
 
 import datetime

@@ -5,6 +5,10 @@ Normalisation, pre-tokenisation and WordPiece run in Hugging Face's Rust
 lower-casing and accent stripping). Truncation and packing into
 `[CLS] a [SEP] b [SEP]` happen in kbert (`Packer`), so strategies and errors
 are ours.
+
+Over 400 lines because `BertTokenizer` is one public class whose methods (encode,
+pack, decode, word ids, the files) are documented with examples; the file formats it
+reads live in `kbert.checkpoints.tokenizer_files`, packing in `packer`.
 """
 
 import logging
