@@ -1,8 +1,8 @@
 """The fine-tuning tab's run: Start, Resume and Cancel, the live view, the result.
 
-Longer than 400 lines on purpose: it is the run's one state machine (idle, starting,
-training, cancelling, finished, failed) and every transition and what it shows sits
-here; the form lives in `fine_tuning_setup_controller`, the widgets in
+Longer than 400 lines on purpose: it is the run's one state machine (idle, running,
+cancelling; then completed, stopped early, cancelled or failed) and every transition
+and what it shows sits here; the form lives in `fine_tuning_setup_controller`, the widgets in
 `fine_tuning_panel`, the texts in `fine_tuning_format`.
 """
 

@@ -1,7 +1,7 @@
 """The question-answering tab's behaviour: requests, the answers' views, model checks.
 
-A little over 400 lines: one state machine (typing, answering, showing, stale) whose
-transitions read best together; the widgets are in `question_answering_panel`, the
+A little over 400 lines: one controller of requests and results (a newer question
+supersedes an older one, an edited passage drops stale results) that reads best whole; the widgets are in `question_answering_panel`, the
 texts in `question_answering_format`.
 """
 
