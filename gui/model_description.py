@@ -53,8 +53,8 @@ class ModelDescription:
         kbert's ValueError (naming the file) for a broken one.
         """
         from kbert.files.bounded_reader import read_json
-        from kbert.presets.preset_loader import read_preset_config
-        from kbert.presets.preset_registry import METADATA_FILE
+        from kbert.checkpoints.kbert_preset import read_preset_config
+        from kbert.checkpoints.kbert_preset import METADATA_FILE
 
         folder = pathlib.Path(folder)
         config = read_preset_config(folder)

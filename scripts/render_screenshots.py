@@ -6,8 +6,10 @@ Run it under a virtual X display so the pictures are what a desktop shows:
 
 (`QT_QPA_PLATFORM=offscreen` also works, with the offscreen platform's fonts.) The
 app does real work for each picture: the explorer predicts the masks of its example,
-the QA tab answers a question about a passage of Pride and Prejudice, and the
-fine-tuning tab fine-tunes the demo model for a few epochs on a tiny labelled file.
+the attention views show every head of a layer and the head view's lines, the QA tab
+answers a question about a passage of Pride and Prejudice, the fine-tuning tab
+fine-tunes the demo model for a few epochs on a tiny labelled file, and "Classify &
+tag" then classifies a new sentence with the model just trained.
 """
 
 import argparse
@@ -105,9 +107,20 @@ def _explorer_and_qa(app, window, save):
     explorer = window.tab("explorer")
     wait_until(app, lambda: explorer.predictions_view.mask_count() > 0, 120, "predictions")
     save("explorer")
+    from kbert_gui.attention_panel import ALL_HEADS
+    from kbert_gui.attention_panel import HEAD_VIEW
+    from kbert_gui.attention_panel import HEAT_MAP
+
     explorer.output_tabs.setCurrentIndex(1)
-    settle(app, 3)
+    attention = explorer.attention_panel
+    wait_until(app, lambda: attention.attention is not None, 120, "attention weights")
+    settle(app, 1)
     save("explorer-attention")
+    attention.set_view(ALL_HEADS)
+    save("explorer-attention-heads")
+    attention.set_view(HEAD_VIEW)
+    save("explorer-attention-lines")
+    attention.set_view(HEAT_MAP)
     explorer.output_tabs.setCurrentIndex(0)
 
     window.show_tab("qa")
@@ -145,6 +158,20 @@ def _fine_tuning(app, window, save):
         if not finished:
             raise RuntimeError(f"Fine-tuning failed: {tuning.error_banner.message}")
         save("fine-tuning")
+        # "Open in explorer" on a classifier lands in "Classify & tag".
+        tuning.open_explorer_button.click()
+        wait_until(app, lambda: window.current_tab_key() == "classify", 120, "the classify tab")
+        classify = window.tab("classify")
+        text = "They danced at the ball until the music stopped."
+        classify.set_text(text)
+        wait_until(
+            app,
+            lambda: (classify.outcome is not None and classify.outcome.text == text)
+            or classify.error_banner.message,
+            120,
+            "a classification",
+        )
+        save("classify")
 
 
 if __name__ == "__main__":

@@ -1,0 +1,186 @@
+"""How long the desktop app's window goes without handling events, during its heavy work.
+
+A `QTimer` on the UI thread ticks every 20 ms; the longest gap between two ticks is
+how long the window was frozen (a window that never stalls shows about 20 ms). The
+issue asks for under 200 ms throughout. Three phases, as a user meets them, on the
+bundled demo model (BERT-mini size) with real work in each:
+
+- `model_load`: from a new window to the explorer's first prediction (Keras and the
+  backend import, the model loads and compiles, all in workers);
+- `long_passage_qa`: a question about a ~99,000-character passage with "Shade
+  start/end probabilities" on, then a click on each of five n-best rows;
+- `fine_tuning`: fine-tuning the demo model for 3 epochs on a small labelled file.
+
+    python benchmarks/gui_heartbeat.py [--output gui_heartbeat.json]
+
+Uses the offscreen Qt platform unless QT_QPA_PLATFORM is set (e.g. under xvfb-run).
+The machine's load average is printed beside the figures: on a shared machine a gap
+may be a wait for a core rather than the app's own work.
+"""
+
+import argparse
+import json
+import os
+import pathlib
+import statistics
+import sys
+import tempfile
+import time
+
+REPOSITORY = pathlib.Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPOSITORY))
+
+INTERVAL_MS = 20
+SENTENCE = (
+    "Elizabeth walked to Netherfield through the wet fields, and her petticoat was six "
+    "inches deep in mud when she arrived at the house of Mr. Bingley. "
+)
+QUESTION = "Where did Elizabeth walk?"
+ROWS = [("She danced every dance at the ball.", "ball"), ("She read the letter twice.", "letter")]
+
+
+class Heartbeat:
+    """Records every gap between the ticks of a UI-thread timer while started."""
+
+    def __init__(self, interval_ms=INTERVAL_MS):
+        from PySide6.QtCore import QTimer
+
+        self.gaps_ms = []
+        self._last = None
+        self._timer = QTimer()
+        self._timer.setInterval(interval_ms)
+        self._timer.timeout.connect(self._tick)
+
+    def start(self):
+        self._last = time.perf_counter()
+        self._timer.start()
+
+    def stop(self):
+        self._timer.stop()
+        self._tick()
+
+    def _tick(self):
+        now = time.perf_counter()
+        self.gaps_ms.append((now - self._last) * 1000)
+        self._last = now
+
+    def summary(self, seconds):
+        gaps = sorted(self.gaps_ms)
+        return {
+            "seconds": round(seconds, 2),
+            "ticks": len(gaps),
+            "max_gap_ms": round(gaps[-1], 1),
+            "p99_gap_ms": round(gaps[int(0.99 * (len(gaps) - 1))], 1),
+            "median_gap_ms": round(statistics.median(gaps), 1),
+        }
+
+
+def wait_until(app, predicate, timeout_s, what):
+    deadline = time.monotonic() + timeout_s
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"Timed out after {timeout_s} s waiting for {what}.")
+        app.processEvents()
+        time.sleep(0.005)
+
+
+def measure(app, name, work, results):
+    heartbeat = Heartbeat()
+    started = time.perf_counter()
+    heartbeat.start()
+    work()
+    heartbeat.stop()
+    results[name] = heartbeat.summary(time.perf_counter() - started)
+    print(f"{name:>16}: {json.dumps(results[name])}", flush=True)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--model", default="demo")
+    parser.add_argument("--output", help="also write the figures to this JSON file")
+    args = parser.parse_args(argv)
+    os.environ.setdefault("KERAS_BACKEND", "jax")
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+    from PySide6.QtCore import QSettings
+    from PySide6.QtWidgets import QApplication
+
+    from kbert_gui.app import create_window
+    from kbert_gui.app_context import AppContext
+    from kbert_gui.main_thread_garbage_collector import MainThreadGarbageCollector
+    from kbert_gui.model_store import ModelStore
+
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    MainThreadGarbageCollector(parent=app).start()
+    results = {"load_average": [round(value, 2) for value in os.getloadavg()]}
+    with tempfile.TemporaryDirectory() as folder:
+        folder = pathlib.Path(folder)
+        settings = QSettings(str(folder / "settings.ini"), QSettings.Format.IniFormat)
+        context = AppContext(ModelStore(args.model, settings=settings, cache_dir=folder))
+        window = None
+
+        def model_load():
+            nonlocal window
+            window = create_window(args.model, context=context)
+            window.resize(1280, 820)
+            window.show()
+            context.load_environment()
+            explorer = window.tab("explorer")
+            wait_until(app, lambda: explorer.predictions_view.mask_count() > 0, 300, "predictions")
+
+        measure(app, "model_load", model_load, results)
+
+        def long_passage_qa():
+            window.show_tab("qa")
+            qa = window.tab("qa")
+            passage = SENTENCE * (99_000 // len(SENTENCE))
+            qa.passage_view.set_passage(passage)
+            qa.question_edit.setText(QUESTION)
+            qa.shade_check.setChecked(True)
+            qa.top_k_spin.setValue(5)
+            qa.answer_now()
+            wait_until(app, lambda: qa.answers_view.model().rowCount() >= 5, 600, "answers")
+            for row in (3, 1, 4, 2, 0):
+                qa.answers_view.selectRow(row)
+                deadline = time.monotonic() + 0.3
+                while time.monotonic() < deadline:
+                    app.processEvents()
+                    time.sleep(0.005)
+
+        measure(app, "long_passage_qa", long_passage_qa, results)
+
+        def fine_tuning():
+            window.show_tab("fine-tuning")
+            tuning = window.tab("fine-tuning")
+            data = folder / "train.csv"
+            lines = [f'"{text} {index}",{label}\n' for index in range(16) for text, label in ROWS]
+            data.write_text("text,label\n" + "".join(lines), encoding="utf-8")
+            wait_until(app, lambda: tuning.hyperparameters.is_ready, 120, "the form")
+            tuning.set_task("classification")
+            tuning.set_training_file(str(data))
+            tuning.set_evaluation_file(str(data))
+            tuning.set_output_folder(str(folder / "run"))
+            wait_until(app, lambda: tuning.column_form.mapping() is not None, 60, "the preview")
+            tuning.hyperparameters.set_values(epochs=3, batch_size=8, learning_rate=1e-3)
+            finished = []
+            tuning.run_finished.connect(finished.append)
+            tuning.start()
+            wait_until(app, lambda: finished or tuning.error_banner.message, 900, "fine-tuning")
+            if finished != ["completed"]:
+                raise RuntimeError(f"Fine-tuning ended with {finished}: {tuning.error_banner.message}")
+
+        measure(app, "fine_tuning", fine_tuning, results)
+        context.stop_all(60_000)
+        window.close()
+    results["worst_gap_ms"] = max(
+        phase["max_gap_ms"] for phase in results.values() if isinstance(phase, dict)
+    )
+    print(json.dumps(results, indent=2))
+    if args.output:
+        pathlib.Path(args.output).write_text(json.dumps(results, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
