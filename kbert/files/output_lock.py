@@ -6,6 +6,7 @@ import logging
 import os
 import pathlib
 import threading
+import time
 
 try:
     import fcntl
@@ -157,12 +158,20 @@ def _same_file(descriptor, path):
     return (opened.st_dev, opened.st_ino) == (status.st_dev, status.st_ino)
 
 
-def _recorded_pid(descriptor):
-    try:
-        text = os.pread(descriptor, 32, 0).decode("ascii").strip()
-    except (OSError, UnicodeDecodeError):
-        return None
-    return int(text) if text.isdigit() else None
+def _recorded_pid(descriptor, attempts=20, pause_s=0.005):
+    """The holder's pid from the lock file. A holder writes it just after taking the
+    lock, so an empty file is read again for up to `attempts * pause_s` seconds."""
+    for attempt in range(attempts):
+        try:
+            text = os.pread(descriptor, 32, 0).decode("ascii").strip()
+        except (OSError, UnicodeDecodeError):
+            return None
+        if text.isdigit():
+            return int(text)
+        if text or attempt == attempts - 1:
+            return None
+        time.sleep(pause_s)
+    return None
 
 
 def _warn_unlocked(reason):
