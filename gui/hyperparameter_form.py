@@ -40,7 +40,8 @@ ADVANCED_FIELDS = {
 def describe_config(config_class=None):
     """`{"defaults", "descriptions", "precisions"}` of `FineTuningConfig` (or `config_class`).
 
-    Imports kbert.tasks (and so Keras): call it in a worker. The descriptions are the
+    Keras-free (the config and the precisions import no Keras), so the form fills in
+    while Keras still loads; still called in a worker. The descriptions are the
     "Args:" entries of the class docstring, one paragraph per field.
     """
     from kbert.tasks import PRECISIONS

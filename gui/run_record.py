@@ -53,7 +53,9 @@ class RunRecord:
     log: tuple
 
     def write(self, folder):
-        """Writes the record into the run folder `folder` (atomically)."""
+        """Writes the record into the run folder `folder` (atomically), making the folder
+        if the run has not yet (call once kbert has accepted the folder for the run)."""
+        pathlib.Path(folder).mkdir(parents=True, exist_ok=True)
         document = {"format": RECORD_FORMAT, **dataclasses.asdict(self)}
         text = json.dumps(document, ensure_ascii=False)
         write_atomically(pathlib.Path(folder) / RECORD_FILE, text.encode("utf-8"))

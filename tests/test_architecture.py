@@ -100,6 +100,7 @@ def test_the_light_parts_import_no_keras():
         "import sys\n"
         "import kbert.architecture.bert_config, kbert.tasks.task_specs, kbert.training.precisions\n"
         "import kbert.tasks, kbert.training, kbert.pretraining, kbert.presets\n"
+        "from kbert.tasks import PRECISIONS, FineTuningConfig, TASK_SPECS\n"
         "import kbert.cli\n"
         "kbert.cli.build_parser()\n"
         "heavy = sorted(name for name in ('keras', 'tensorflow', 'jax', 'torch') if name in sys.modules)\n"

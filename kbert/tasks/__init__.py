@@ -32,11 +32,11 @@ _PUBLIC_NAMES = names_by_module(
         "kbert.training.cancellation_token": ("CancellationToken",),
         "kbert.training.optimization": (
             "LinearWarmupDecay",
-            "PRECISIONS",
             "create_optimizer",
             "precision_policy",
             "resolve_precision",
         ),
+        "kbert.training.precisions": ("PRECISIONS",),
         "kbert.training.training_checkpoint": ("TrainingCheckpoint",),
     }
 )

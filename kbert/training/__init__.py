@@ -19,11 +19,11 @@ _PUBLIC_NAMES = names_by_module(
         "kbert.training.optimization": (
             "LinearWarmupDecay",
             "OPTIMIZERS",
-            "PRECISIONS",
             "create_optimizer",
             "precision_policy",
             "resolve_precision",
         ),
+        "kbert.training.precisions": ("PRECISIONS",),
         "kbert.training.progress_events": (
             "EpochFinished",
             "ProgressEvents",
