@@ -107,12 +107,14 @@ def main(argv=None):
     from PySide6.QtWidgets import QApplication
 
     from kbert_gui.app import create_window
+    from kbert_gui.app import import_gil_holding_extensions
     from kbert_gui.app_context import AppContext
     from kbert_gui.main_thread_garbage_collector import MainThreadGarbageCollector
     from kbert_gui.model_store import ModelStore
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
     MainThreadGarbageCollector(parent=app).start()
+    import_gil_holding_extensions()  # as the app's `run` does
     results = {"load_average": [round(value, 2) for value in os.getloadavg()]}
     with tempfile.TemporaryDirectory() as folder:
         folder = pathlib.Path(folder)

@@ -102,6 +102,28 @@ def missing_display(environment=os.environ, platform=sys.platform):
     return NO_DISPLAY_MESSAGE.format(variables=" and ".join(variables))
 
 
+# Extension modules whose import runs one long C initialisation holding the GIL.
+GIL_HOLDING_EXTENSIONS = ("ml_dtypes",)
+
+
+def import_gil_holding_extensions(names=GIL_HOLDING_EXTENSIONS):
+    """Imports `names` on this (the UI) thread, before the window shows.
+
+    ml_dtypes (which JAX and TensorFlow import first) registers its NumPy types in one C
+    call of about 0.6 s that holds the GIL. In the worker that imports Keras it froze a
+    shown window for that long, since with the collector on the UI thread nothing in the
+    worker hands the GIL over meanwhile (`benchmarks/gui_heartbeat.py`). Before `show()`
+    the same time passes with nothing on screen to freeze. A missing module is skipped.
+    """
+    import importlib
+
+    for name in names:
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            pass
+
+
 def run(args):
     """Starts the app with parsed `args`; returns its exit status."""
     launched = time.perf_counter()
@@ -122,6 +144,7 @@ def run(args):
     from kbert_gui.main_thread_garbage_collector import MainThreadGarbageCollector
 
     MainThreadGarbageCollector(parent=app).start()
+    import_gil_holding_extensions()
     window = create_window(args.model)
     window.show()
     if os.environ.get("KBERT_GUI_REPORT_STARTUP"):

@@ -338,3 +338,20 @@ def test_kbert_gui_command_offers_the_apps_options_without_loading_keras():
     assert result.returncode == 0, result.stderr
     assert "--model MODEL" in result.stdout and "--backend" in result.stdout
     assert result.stdout.strip().endswith("keras imported: False")
+
+
+def test_gil_holding_extensions_are_imported_up_front_and_missing_ones_skipped():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from kbert_gui.app import import_gil_holding_extensions, GIL_HOLDING_EXTENSIONS\n"
+        "assert 'ml_dtypes' in GIL_HOLDING_EXTENSIONS\n"
+        "import_gil_holding_extensions(('ml_dtypes', 'no_such_module_kbert_test'))\n"
+        "print('ml_dtypes' in sys.modules, 'keras' in sys.modules)\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True
+    )
+    assert result.stdout.split() == ["True", "False"]  # the extension, and no Keras yet
