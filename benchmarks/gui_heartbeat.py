@@ -11,7 +11,17 @@ bundled demo model (BERT-mini size) with real work in each:
   start/end probabilities" on, then a click on each of five n-best rows;
 - `fine_tuning`: fine-tuning the demo model for 3 epochs on a small labelled file.
 
+Each phase also reports its longest garbage-collector pass per generation (passes run
+on the UI thread, `kbert_gui.main_thread_garbage_collector`); `full_collection_ms` is
+one full pass timed at the end, with all of the above loaded.
+
     python benchmarks/gui_heartbeat.py [--output gui_heartbeat.json]
+        [--phases fine_tuning ...] [--trace-stalls 150 --trace-file stalls.txt]
+
+`--trace-stalls MS` finds what froze the window: faulthandler's watchdog (a C thread
+that needs no GIL) is re-armed at every tick, so a tick that comes more than MS late
+writes the stack of every thread, taken during the stall, to `--trace-file`. The
+worker's stack there shows the call that held the GIL.
 
 Uses the offscreen Qt platform unless QT_QPA_PLATFORM is set (e.g. under xvfb-run).
 The machine's load average is printed beside the figures: on a shared machine a gap
@@ -19,6 +29,8 @@ may be a wait for a core rather than the app's own work.
 """
 
 import argparse
+import faulthandler
+import gc
 import json
 import os
 import pathlib
@@ -36,33 +48,59 @@ SENTENCE = (
     "inches deep in mud when she arrived at the house of Mr. Bingley. "
 )
 QUESTION = "Where did Elizabeth walk?"
+PHASES = ("model_load", "long_passage_qa", "fine_tuning")
 ROWS = [("She danced every dance at the ball.", "ball"), ("She read the letter twice.", "letter")]
 
 
 class Heartbeat:
-    """Records every gap between the ticks of a UI-thread timer while started."""
+    """Records every gap between the ticks of a UI-thread timer while started.
 
-    def __init__(self, interval_ms=INTERVAL_MS):
+    With `stall_file`, every thread's stack is written there whenever a tick is more
+    than `stall_ms` late (see the module's docstring).
+    """
+
+    def __init__(self, interval_ms=INTERVAL_MS, stall_ms=None, stall_file=None):
         from PySide6.QtCore import QTimer
 
         self.gaps_ms = []
         self._last = None
+        self._stall_s = stall_ms / 1000 if stall_ms else None
+        self._stall_file = stall_file
         self._timer = QTimer()
         self._timer.setInterval(interval_ms)
         self._timer.timeout.connect(self._tick)
+        self.collections_ms = {0: [], 1: [], 2: []}  # the collector's passes, by generation
+        self._collection_started = None
 
     def start(self):
         self._last = time.perf_counter()
+        gc.callbacks.append(self._on_collection)
         self._timer.start()
+        self._arm_watchdog()
 
     def stop(self):
         self._timer.stop()
         self._tick()
+        gc.callbacks.remove(self._on_collection)
+        if self._stall_s:
+            faulthandler.cancel_dump_traceback_later()
 
     def _tick(self):
         now = time.perf_counter()
         self.gaps_ms.append((now - self._last) * 1000)
         self._last = now
+        self._arm_watchdog()
+
+    def _on_collection(self, phase, info):
+        if phase == "start":
+            self._collection_started = time.perf_counter()
+        elif self._collection_started is not None:
+            elapsed = (time.perf_counter() - self._collection_started) * 1000
+            self.collections_ms[info["generation"]].append(elapsed)
+
+    def _arm_watchdog(self):
+        if self._stall_s:
+            faulthandler.dump_traceback_later(self._stall_s, file=self._stall_file)
 
     def summary(self, seconds):
         gaps = sorted(self.gaps_ms)
@@ -72,6 +110,10 @@ class Heartbeat:
             "max_gap_ms": round(gaps[-1], 1),
             "p99_gap_ms": round(gaps[int(0.99 * (len(gaps) - 1))], 1),
             "median_gap_ms": round(statistics.median(gaps), 1),
+            "longest_collection_ms": {
+                generation: round(max(passes, default=0.0), 1)
+                for generation, passes in self.collections_ms.items()
+            },
         }
 
 
@@ -84,8 +126,8 @@ def wait_until(app, predicate, timeout_s, what):
         time.sleep(0.005)
 
 
-def measure(app, name, work, results):
-    heartbeat = Heartbeat()
+def measure(app, name, work, results, stall_ms=None, stall_file=None):
+    heartbeat = Heartbeat(stall_ms=stall_ms, stall_file=stall_file)
     started = time.perf_counter()
     heartbeat.start()
     work()
@@ -98,7 +140,18 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", default="demo")
     parser.add_argument("--output", help="also write the figures to this JSON file")
+    parser.add_argument(
+        "--phases", nargs="+", choices=PHASES, default=list(PHASES),
+        help="the phases to measure (the model always loads first)",
+    )
+    parser.add_argument(
+        "--trace-stalls", type=float, metavar="MS",
+        help="write every thread's stack to --trace-file when a tick is MS late",
+    )
+    parser.add_argument("--trace-file", default="gui_heartbeat_stalls.txt")
     args = parser.parse_args(argv)
+    stall_file = open(args.trace_file, "w") if args.trace_stalls else None  # noqa: SIM115
+    tracing = {"stall_ms": args.trace_stalls, "stall_file": stall_file}
     os.environ.setdefault("KERAS_BACKEND", "jax")
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -132,7 +185,7 @@ def main(argv=None):
             explorer = window.tab("explorer")
             wait_until(app, lambda: explorer.predictions_view.mask_count() > 0, 300, "predictions")
 
-        measure(app, "model_load", model_load, results)
+        measure(app, "model_load", model_load, results, **tracing)
 
         def long_passage_qa():
             window.show_tab("qa")
@@ -151,7 +204,8 @@ def main(argv=None):
                     app.processEvents()
                     time.sleep(0.005)
 
-        measure(app, "long_passage_qa", long_passage_qa, results)
+        if "long_passage_qa" in args.phases:
+            measure(app, "long_passage_qa", long_passage_qa, results, **tracing)
 
         def fine_tuning():
             window.show_tab("fine-tuning")
@@ -173,8 +227,14 @@ def main(argv=None):
             if finished != ["completed"]:
                 raise RuntimeError(f"Fine-tuning ended with {finished}: {tuning.error_banner.message}")
 
-        measure(app, "fine_tuning", fine_tuning, results)
+        if "fine_tuning" in args.phases:
+            measure(app, "fine_tuning", fine_tuning, results, **tracing)
         context.stop_all(60_000)
+        # A full pass is rare (after ten generation-1 passes): time one now, with
+        # everything above loaded, as the collector would run it on the UI thread.
+        started = time.perf_counter()
+        gc.collect(2)
+        results["full_collection_ms"] = round((time.perf_counter() - started) * 1000, 1)
         window.close()
     results["worst_gap_ms"] = max(
         phase["max_gap_ms"] for phase in results.values() if isinstance(phase, dict)

@@ -5,6 +5,7 @@ from PySide6.QtCore import Signal
 
 from kbert_gui.environment_info import EnvironmentInfo
 from kbert_gui.file_dialogs import FileDialogs
+from kbert_gui.main_thread_garbage_collector import long_lived_imports
 from kbert_gui.model_opener import ModelOpener
 from kbert_gui.model_store import ModelStore
 from kbert_gui.worker import Worker
@@ -84,4 +85,6 @@ class AppContext(QObject):
 
 
 def _describe_environment(worker):
-    return EnvironmentInfo.read()
+    # Keras and its backend stay for the app's life: out of the collector's passes.
+    with long_lived_imports():
+        return EnvironmentInfo.read()

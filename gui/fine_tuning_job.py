@@ -4,14 +4,12 @@ Worker side: everything here runs on the training thread. Keras and kbert's trai
 code are imported when the job runs, not with this module.
 """
 
-import gc
 import logging
 import pathlib
 import threading
 
 from kbert.training.progress_events import EpochFinished
 from kbert.training.progress_events import ProgressEvents
-from kbert.training.progress_events import TrainingStarted
 from kbert_gui.fine_tuning_events import LogLine
 from kbert_gui.fine_tuning_events import ProbePredicted
 from kbert_gui.worker import describe_error
@@ -19,9 +17,6 @@ from kbert_gui.worker import describe_error
 # Continued masked-LM pretraining (`kbert.pretraining.ContinuedPretraining`); the other
 # task names are `kbert.tasks.make_task`'s.
 MASKED_LM = "masked-lm"
-# Whether `gc.freeze()` moved the session's long-lived objects out of the collector's
-# scans (once per process; see `FineTuningJob.__call__`).
-_COLLECTOR_FROZEN = False
 
 
 class FineTuningJob:
@@ -86,7 +81,6 @@ class FineTuningJob:
         self._lock = threading.Lock()
         self._worker = None
         self._tuner = None
-        self._collector_was_enabled = True
 
     def set_probe(self, probe):
         """Changes the probe inputs (from the UI thread); used at the next epoch end."""
@@ -99,13 +93,6 @@ class FineTuningJob:
 
     def __call__(self, worker):
         self._worker = worker
-        # The garbage collector's full passes scan every object while holding the GIL;
-        # over the heap of Keras and its backends (TensorFlow: millions of objects,
-        # imported by the first run) one took 0.5-4 s: a frozen window. So it pauses
-        # while the run imports and builds, and at the start of training everything
-        # alive (long-lived modules) is frozen out of its scans (`_resume_collector`).
-        self._collector_was_enabled = gc.isenabled()
-        gc.disable()
         kbert_logger = logging.getLogger("kbert")
         handler = _ForwardingLogHandler(worker, threading.get_ident())
         previous_level = kbert_logger.level
@@ -120,8 +107,6 @@ class FineTuningJob:
             kbert_logger.removeHandler(handler)
             kbert_logger.setLevel(previous_level)
             self._tuner = None  # the model: freed with the run, not kept by the tab's job
-            if self._collector_was_enabled:
-                gc.enable()
 
     # --- Fine-tuning -----------------------------------------------------------------
 
@@ -175,21 +160,11 @@ class FineTuningJob:
 
     def _on_progress(self, event):
         """Every kbert progress event of the run: on to the UI, and the probe per epoch."""
-        if isinstance(event, TrainingStarted):
-            self._resume_collector()
         self._worker.report(event)
         if isinstance(event, EpochFinished):
             model = self._tuner.model if self._tuner is not None else None
             if model is not None:
                 self._report_probe(event.epoch, lambda: model)
-
-    def _resume_collector(self):
-        global _COLLECTOR_FROZEN
-        if not _COLLECTOR_FROZEN:
-            gc.freeze()
-            _COLLECTOR_FROZEN = True
-        if self._collector_was_enabled:
-            gc.enable()
 
     # --- Reporting ---------------------------------------------------------------------
 

@@ -6,7 +6,9 @@ import weakref
 
 import pytest
 
+from kbert_gui import main_thread_garbage_collector
 from kbert_gui.main_thread_garbage_collector import MainThreadGarbageCollector
+from kbert_gui.main_thread_garbage_collector import long_lived_imports
 
 
 class _Cycle:
@@ -97,3 +99,46 @@ def test_check_refuses_other_threads(qapp):
     thread.start()
     thread.join()
     assert errors == ["MainThreadGarbageCollector.check runs on the UI thread only"]
+
+
+def test_long_lived_imports_hold_the_passes_then_freeze_what_is_alive(qapp, monkeypatch):
+    collector = MainThreadGarbageCollector()
+    collector.start()
+    try:
+        # The first block of the process freezes (the app's Keras import).
+        monkeypatch.setattr(main_thread_garbage_collector, "_frozen", False)
+        frozen_before = gc.get_freeze_count()
+        done = []
+
+        def import_in_a_worker():
+            with long_lived_imports():
+                # What an import leaves: many tracked objects, far past the thresholds.
+                done.append([[] for _ in range(50_000)])
+                done.append(collector_result_while_importing.wait(10))
+
+        collector_result_while_importing = threading.Event()
+        worker = threading.Thread(target=import_in_a_worker)
+        worker.start()
+        while len(done) < 1:
+            worker.join(0.01)
+        assert collector.check() is None  # no pass while the imports run
+        collector_result_while_importing.set()
+        worker.join()
+        # Everything alive when the block ended left the collector's generations.
+        assert gc.get_freeze_count() >= frozen_before + 50_000
+        # After it the passes run again, on the UI thread.
+        freed = []
+        for _ in range(5_000):
+            _Cycle()
+        cycle = _Cycle()
+        freed.append(weakref.ref(cycle))
+        del cycle
+        assert collector.check() is not None
+        assert freed[0]() is None
+        # A later block (the imports are done) freezes nothing more.
+        frozen_after = gc.get_freeze_count()
+        with long_lived_imports():
+            kept = [[] for _ in range(1_000)]
+        assert gc.get_freeze_count() == frozen_after and len(kept) == 1_000
+    finally:
+        collector.stop()

@@ -17,6 +17,7 @@ from kbert.pretraining.shard_dataset import ShardDataset
 from kbert.pretraining.shard_reader import ShardReader
 from kbert.training.optimization import create_optimizer
 from kbert.training.optimization import precision_policy
+from kbert.training.random_seed import set_random_seed
 from kbert.training.run_state import CHECKPOINT_FILE
 from kbert.training.run_state import MODEL_FOLDER
 from kbert.training.run_state import start_state
@@ -130,7 +131,7 @@ class PretrainingLoop:
             )
         state = self._start_state(reader, init_from, backbone_config, resume)
 
-        keras.utils.set_random_seed(config.seed)
+        set_random_seed(config.seed)
         with (
             data_parallel(config.data_parallel) as replicas,
             precision_policy(config.precision),

@@ -22,6 +22,7 @@ from kbert.tasks.fine_tuning_task import model_limits
 from kbert.tasks.task_registry import make_task
 from kbert.training.optimization import create_optimizer
 from kbert.training.optimization import precision_policy
+from kbert.training.random_seed import set_random_seed
 from kbert.training.run_state import CHECKPOINT_FILE
 from kbert.training.run_state import MODEL_FOLDER
 from kbert.training.run_state import start_state
@@ -119,7 +120,7 @@ class FineTuner:
             raise ValueError("`patience` (early stopping) needs evaluation data.")
         state = self._start_state(label_names, training_data_fingerprint(train_examples), resume)
 
-        keras.utils.set_random_seed(config.seed)
+        set_random_seed(config.seed)
         with precision_policy(config.precision):
             model = self.task.model_class.from_preset(
                 self.preset, **self.task.model_arguments(label_names)

@@ -5,6 +5,7 @@
 - `TrainingCheckpoint`: variables, optimizer state, metric totals and run state in one
   file, for exact resume; `start_state`: a new run or the checkpoint's;
 - `StepCallback`: the per-batch work (counting, reports, checkpoints, cancellation);
+- `set_random_seed`: Keras' seeding without importing TensorFlow on other backends;
 - `CancellationToken`, `TrainingCallback` and the typed `ProgressEvents`.
 
 Names load lazily (`kbert.lazy_imports`): importing this package imports no Keras.
@@ -31,6 +32,7 @@ _PUBLIC_NAMES = names_by_module(
             "TrainingFinished",
             "TrainingStarted",
         ),
+        "kbert.training.random_seed": ("set_random_seed",),
         "kbert.training.run_state": ("start_state",),
         "kbert.training.step_callback": ("StepCallback",),
         "kbert.training.training_callback": ("TrainingCallback",),
