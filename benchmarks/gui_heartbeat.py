@@ -16,12 +16,14 @@ on the UI thread, `kbert_gui.main_thread_garbage_collector`); `full_collection_m
 one full pass timed at the end, with all of the above loaded.
 
     python benchmarks/gui_heartbeat.py [--output gui_heartbeat.json]
-        [--phases fine_tuning ...] [--trace-stalls 150 --trace-file stalls.txt]
+        [--phases fine_tuning ...]
 
-`--trace-stalls MS` finds what froze the window: faulthandler's watchdog (a C thread
-that needs no GIL) is re-armed at every tick, so a tick that comes more than MS late
-writes the stack of every thread, taken during the stall, to `--trace-file`. The
-worker's stack there shows the call that held the GIL.
+To find what froze the window, sample which thread holds the GIL (py-spy, from PyPI):
+`py-spy record --gil --threads --nonblocking -r 200 -f raw -o stalls.txt -- python
+benchmarks/gui_heartbeat.py --phases fine_tuning`; a worker stack with as many
+samples as the gap is long (200 per second) is the call that held the GIL. That is
+how TensorFlow's import under `keras.utils.set_random_seed` and the collector's
+passes over the Keras heap were found.
 
 Uses the offscreen Qt platform unless QT_QPA_PLATFORM is set (e.g. under xvfb-run).
 The machine's load average is printed beside the figures: on a shared machine a gap
@@ -29,7 +31,6 @@ may be a wait for a core rather than the app's own work.
 """
 
 import argparse
-import faulthandler
 import gc
 import json
 import os
@@ -55,17 +56,14 @@ ROWS = [("She danced every dance at the ball.", "ball"), ("She read the letter t
 class Heartbeat:
     """Records every gap between the ticks of a UI-thread timer while started.
 
-    With `stall_file`, every thread's stack is written there whenever a tick is more
-    than `stall_ms` late (see the module's docstring).
+    It also times every garbage-collector pass meanwhile, by generation.
     """
 
-    def __init__(self, interval_ms=INTERVAL_MS, stall_ms=None, stall_file=None):
+    def __init__(self, interval_ms=INTERVAL_MS):
         from PySide6.QtCore import QTimer
 
         self.gaps_ms = []
         self._last = None
-        self._stall_s = stall_ms / 1000 if stall_ms else None
-        self._stall_file = stall_file
         self._timer = QTimer()
         self._timer.setInterval(interval_ms)
         self._timer.timeout.connect(self._tick)
@@ -76,20 +74,16 @@ class Heartbeat:
         self._last = time.perf_counter()
         gc.callbacks.append(self._on_collection)
         self._timer.start()
-        self._arm_watchdog()
 
     def stop(self):
         self._timer.stop()
         self._tick()
         gc.callbacks.remove(self._on_collection)
-        if self._stall_s:
-            faulthandler.cancel_dump_traceback_later()
 
     def _tick(self):
         now = time.perf_counter()
         self.gaps_ms.append((now - self._last) * 1000)
         self._last = now
-        self._arm_watchdog()
 
     def _on_collection(self, phase, info):
         if phase == "start":
@@ -97,10 +91,6 @@ class Heartbeat:
         elif self._collection_started is not None:
             elapsed = (time.perf_counter() - self._collection_started) * 1000
             self.collections_ms[info["generation"]].append(elapsed)
-
-    def _arm_watchdog(self):
-        if self._stall_s:
-            faulthandler.dump_traceback_later(self._stall_s, file=self._stall_file)
 
     def summary(self, seconds):
         gaps = sorted(self.gaps_ms)
@@ -126,8 +116,8 @@ def wait_until(app, predicate, timeout_s, what):
         time.sleep(0.005)
 
 
-def measure(app, name, work, results, stall_ms=None, stall_file=None):
-    heartbeat = Heartbeat(stall_ms=stall_ms, stall_file=stall_file)
+def measure(app, name, work, results):
+    heartbeat = Heartbeat()
     started = time.perf_counter()
     heartbeat.start()
     work()
@@ -144,14 +134,7 @@ def main(argv=None):
         "--phases", nargs="+", choices=PHASES, default=list(PHASES),
         help="the phases to measure (the model always loads first)",
     )
-    parser.add_argument(
-        "--trace-stalls", type=float, metavar="MS",
-        help="write every thread's stack to --trace-file when a tick is MS late",
-    )
-    parser.add_argument("--trace-file", default="gui_heartbeat_stalls.txt")
     args = parser.parse_args(argv)
-    stall_file = open(args.trace_file, "w") if args.trace_stalls else None  # noqa: SIM115
-    tracing = {"stall_ms": args.trace_stalls, "stall_file": stall_file}
     os.environ.setdefault("KERAS_BACKEND", "jax")
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -185,7 +168,7 @@ def main(argv=None):
             explorer = window.tab("explorer")
             wait_until(app, lambda: explorer.predictions_view.mask_count() > 0, 300, "predictions")
 
-        measure(app, "model_load", model_load, results, **tracing)
+        measure(app, "model_load", model_load, results)
 
         def long_passage_qa():
             window.show_tab("qa")
@@ -205,7 +188,7 @@ def main(argv=None):
                     time.sleep(0.005)
 
         if "long_passage_qa" in args.phases:
-            measure(app, "long_passage_qa", long_passage_qa, results, **tracing)
+            measure(app, "long_passage_qa", long_passage_qa, results)
 
         def fine_tuning():
             window.show_tab("fine-tuning")
@@ -228,7 +211,7 @@ def main(argv=None):
                 raise RuntimeError(f"Fine-tuning ended with {finished}: {tuning.error_banner.message}")
 
         if "fine_tuning" in args.phases:
-            measure(app, "fine_tuning", fine_tuning, results, **tracing)
+            measure(app, "fine_tuning", fine_tuning, results)
         context.stop_all(60_000)
         # A full pass is rare (after ten generation-1 passes): time one now, with
         # everything above loaded, as the collector would run it on the UI thread.
