@@ -86,7 +86,14 @@ class MaskedLMHead(keras.layers.Layer):
         x = ops.take_along_axis(sequence_output, positions, axis=1)  # (B, P, H)
         x = self.layer_norm(self.activation_fn(self.transform_dense(x)))
         embeddings = ops.cast(self.token_embedding.embeddings, self.compute_dtype)  # (V, H)
-        logits = ops.matmul(x, ops.transpose(embeddings))  # (B, P, V)
+        # E @ x^T rather than x @ E^T: the same numbers, but XLA:CPU compiled x @ E^T
+        # into a copy of the transposed (V, H) table on every call (94 MB at BERT-base,
+        # ~55 ms of a ~85 ms fill-mask); E @ x^T reads the table in its own layout and
+        # transposes only the small (B * P, V) product.
+        batch, slots = ops.shape(x)[0], ops.shape(x)[1]
+        flat = ops.reshape(x, (-1, ops.shape(x)[-1]))  # (B * P, H)
+        logits = ops.transpose(ops.matmul(embeddings, ops.transpose(flat)))  # (B * P, V)
+        logits = ops.reshape(logits, (batch, slots, -1))  # (B, P, V)
         logits = ops.cast(logits, "float32") + ops.cast(self.output_bias, "float32")
         return logits
 
