@@ -317,9 +317,21 @@ def test_the_packed_reader_covers_the_shards_once_and_fills_its_rows(variable_sh
     print(repr(reader))
     assert reader.num_rows < plain.num_instances
     assert reader.fill_factor > 1.5 * reader.unpacked_fill_factor
-    assert reader.max_predictions_per_seq == 3 * PREDICTIONS
     batches = list(reader.batches(4, shuffle=True, seed=[3, 0]))
     assert sum(len(batch["token_ids"]) for batch in batches) == reader.num_rows
+    # Prediction slots: as many as the fullest row has predictions, all of them kept.
+    width = reader.max_predictions_per_seq
+    assert 1 <= width < 3 * PREDICTIONS  # measured: 3, as many as an unpacked row
+    assert all(batch["mask_weights"].shape[1] == width for batch in batches)
+    assert max(batch["mask_weights"].sum(axis=1).max() for batch in batches) == width
+    assert sum(batch["mask_weights"].sum() for batch in batches) == sum(
+        batch["mask_weights"].sum() for batch in plain.batches(7)
+    )
+    for batch in batches:
+        used = batch["mask_weights"] > 0
+        rows = np.nonzero(used)[0]
+        # Each prediction points at a real token of its row.
+        assert batch["padding_mask"][rows, batch["mask_positions"][used]].all()
     # Every instance once: the multiset of (labels, tokens) of the instances is kept.
     instances = sorted(
         tuple(batch["token_ids"][row, batch["sequence_index"][row] == slot + 1])

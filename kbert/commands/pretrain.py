@@ -92,7 +92,7 @@ def add_parser(subparsers):
         "--max-predictions-per-seq",
         int,
         20,
-        "with --dynamic-masking: P per instance (packed rows: P per instance they hold)",
+        "with --dynamic-masking: P, the most predictions per row (packed or not)",
     )
     parser.add_argument(
         "--pack-sequences",

@@ -16,6 +16,9 @@ class PackedShardReader(ShardReader):
     `ShardDataset` can address batch `n` of a run from the seed alone (exact resume);
     `batches` then shuffles the packed rows, as `ShardReader` shuffles instances. Each
     shard is packed when it is loaded (`SequencePacker.pack`), with one shard in memory.
+    Masked data's rows get as many prediction slots as the fullest row of all the
+    shards has real predictions (`max_predictions_per_seq`), found when the reader
+    opens from the stored `mask_weights`.
 
     Args:
         folder: the folder of the shards.
@@ -38,10 +41,16 @@ class PackedShardReader(ShardReader):
         self.seed = seed
         self._plans = []
         self.num_tokens = 0
+        self._predictions = 1 if self.masked else None
+        names = ("lengths", "mask_weights") if self.masked else ("lengths",)
         for number, shard in enumerate(self.manifest["shards"]):
-            lengths = self._load(shard, names=("lengths",))["lengths"]
-            self._plans.append(self.packer.plan(lengths, seed=[seed, number]))
-            self.num_tokens += int(np.sum(lengths, dtype=np.int64))
+            arrays = self._load(shard, names=names)
+            plan = self.packer.plan(arrays["lengths"], seed=[seed, number])
+            self._plans.append(plan)
+            self.num_tokens += int(np.sum(arrays["lengths"], dtype=np.int64))
+            if self.masked:
+                counts = self.packer.prediction_counts(arrays["mask_weights"], plan)
+                self._predictions = max(self._predictions, int(counts.max()))
 
     @property
     def max_sequences_per_row(self):
@@ -53,10 +62,8 @@ class PackedShardReader(ShardReader):
 
     @property
     def max_predictions_per_seq(self):
-        """The prediction slots of a packed row (`P` times an instance's), or None."""
-        if not self.masked:
-            return None
-        return super().max_predictions_per_seq * self.max_sequences_per_row
+        """The prediction slots of a packed row (the most any row needs), or None."""
+        return self._predictions
 
     @property
     def unpacked_fill_factor(self):
@@ -78,7 +85,7 @@ class PackedShardReader(ShardReader):
 
     def _rows(self, number):
         shard = self.manifest["shards"][number]
-        return self.packer.pack(self._load(shard), self._plans[number])
+        return self.packer.pack(self._load(shard), self._plans[number], self._predictions)
 
     def __repr__(self):
         return (

@@ -33,8 +33,9 @@ class PretrainingConfig:
         dynamic_masking: mask inside the compiled step (data made with
             `--dynamic-masking` needs it; masked data ignores its stored masks).
         masked_lm_prob: with dynamic masking, the fraction of tokens predicted.
-        max_predictions_per_seq: with dynamic masking, `P` per instance (a packed row
-            has `P * max_sequences_per_row` prediction slots).
+        max_predictions_per_seq: with dynamic masking, `P`, the predictions per row
+            (a packed row is masked as one sequence: `round(masked_lm_prob * n)` of
+            its `n` maskable tokens, at most `P`).
         pack_sequences: pack several instances into each row (`PackedShardReader`):
             `batch_size` then counts rows, and the real tokens per batch grow by the
             ratio of the fill factors. The held-out evaluation reads instances unpacked.

@@ -322,16 +322,13 @@ def _masking(config, tokenizer):
         raise ValueError("Dynamic masking needs a tokenizer; the preset has none.")
     from kbert.pretraining.dynamic_masking import DynamicMasking
 
-    # A packed row is masked as a whole (special tokens, padding included, are never
-    # chosen, so the positions fall inside its instances), with room for the
-    # predictions of all its instances.
-    predictions = config.max_predictions_per_seq
-    if config.pack_sequences:
-        predictions *= config.max_sequences_per_row
+    # A packed row is masked as one sequence of L tokens, with `max_predictions_per_seq`
+    # slots, as an unpacked row of L: special tokens, padding included, are never
+    # chosen, so the positions fall inside its instances.
     return DynamicMasking.from_tokenizer(
         tokenizer,
         masked_lm_prob=config.masked_lm_prob,
-        max_predictions_per_seq=predictions,
+        max_predictions_per_seq=config.max_predictions_per_seq,
         seed=config.seed,
         name="dynamic_masking",
     )

@@ -92,7 +92,7 @@ class SequencePacker:
             rows[row, : len(instances)] = instances
         return rows
 
-    def pack(self, arrays, rows):
+    def pack(self, arrays, rows, predictions=None):
         """The packed rows of `plan`'s groups, as model inputs and targets.
 
         Args:
@@ -100,6 +100,11 @@ class SequencePacker:
                 `segment_ids` `(N, L)`, `lengths`, `nsp_labels` `(N,)` and, for masked
                 data, `mask_positions`, `mask_ids`, `mask_weights` `(N, M)`.
             rows: `plan`'s `(R, P)` array.
+            predictions: None, or `W`, the prediction slots of a packed row: the real
+                predictions move to the front, in order, and the rest is cut (it must
+                be at least `prediction_counts(...).max()`). A row of L tokens has
+                about as many predictions as an unpacked full one, far fewer than
+                `P * M`, and the masked-LM head's cost grows with the slots.
 
         Returns:
             A dict of numpy arrays: `token_ids`, `segment_ids`, `sequence_index` `(R, L)`
@@ -109,7 +114,8 @@ class SequencePacker:
             `nsp_labels` `(R, P)` int32, `nsp_weights` `(R, P)` float32 (1 for real
             instances) and, for masked data, `mask_positions`, `mask_ids` `(R, P * M)`
             int32 and `mask_weights` `(R, P * M)` float32: instance `k`'s predictions
-            in slots `[k * M, (k + 1) * M)`, positions counted from the row's start.
+            in slots `[k * M, (k + 1) * M)` (with `predictions`: `(R, W)`, the real
+            ones first), positions counted from the row's start.
         """
         rows = np.asarray(rows, np.int64)
         length = self.sequence_length
@@ -162,11 +168,34 @@ class SequencePacker:
             )
             mask_ids = np.where(chosen, arrays["mask_ids"][instances], 0)
             count = len(rows)
-            packed["mask_positions"] = mask_positions.reshape(count, -1).astype(np.int32)
-            packed["mask_ids"] = mask_ids.reshape(count, -1).astype(np.int32)
-            packed["mask_weights"] = weights.reshape(count, -1).astype(np.float32)
+            masks = {
+                "mask_positions": mask_positions.reshape(count, -1).astype(np.int32),
+                "mask_ids": mask_ids.reshape(count, -1).astype(np.int32),
+                "mask_weights": weights.reshape(count, -1).astype(np.float32),
+            }
+            if predictions is not None:
+                masks = _compact(masks, predictions)
+            packed.update(masks)
         return packed
+
+    @staticmethod
+    def prediction_counts(mask_weights, rows):
+        """The real predictions of each packed row: int array `(R,)`."""
+        per_instance = np.sum(np.asarray(mask_weights) > 0, axis=1)  # (N,)
+        return np.where(rows >= 0, per_instance[np.maximum(rows, 0)], 0).sum(axis=1)
 
     def fill_factor(self, lengths, num_rows):
         """The share of real tokens in `num_rows` rows holding instances of `lengths`."""
         return float(np.sum(lengths)) / float(max(num_rows, 1) * self.sequence_length)
+
+
+def _compact(masks, width):
+    """The weighted prediction slots moved to the front (in order), `width` kept."""
+    chosen = masks["mask_weights"] > 0
+    if np.any(chosen.sum(axis=1) > width):
+        raise ValueError(
+            f"A packed row has {int(chosen.sum(axis=1).max())} predictions, more than the "
+            f"{width} prediction slots. Received: predictions={width}"
+        )
+    order = np.argsort(~chosen, axis=1, kind="stable")[:, :width]
+    return {name: np.take_along_axis(array, order, axis=1) for name, array in masks.items()}
