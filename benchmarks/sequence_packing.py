@@ -12,7 +12,7 @@ same, packed or not.
 
 Usage:
     python benchmarks/sequence_packing.py [--size mini] [--sequence-length 128]
-        [--batch-size 32] [--rounds 30] [--text FILE ...]
+        [--batch-size 32] [--rounds 30] [--short-seq-prob 0.1] [--text FILE ...]
 """
 
 import argparse
@@ -37,7 +37,7 @@ def default_texts():
     return sorted(path for folder in folders for path in folder.glob("*.md"))
 
 
-def make_shards(texts, folder, sequence_length, seed):
+def make_shards(texts, folder, sequence_length, seed, short_seq_prob=0.1):
     from kbert.pretraining import create_pretraining_data
     from kbert.tokenizer import BertTokenizer
 
@@ -51,12 +51,15 @@ def make_shards(texts, folder, sequence_length, seed):
         max_seq_length=sequence_length,
         max_predictions_per_seq=20,
         dupe_factor=5,
+        short_seq_prob=short_seq_prob,
         seed=seed,
     )
     return tokenizer
 
 
-def measure(texts, size="mini", sequence_length=128, batch_size=32, rounds=30, seed=1):
+def measure(
+    texts, size="mini", sequence_length=128, batch_size=32, rounds=30, seed=1, short_seq_prob=0.1
+):
     import keras
     import numpy as np
 
@@ -67,7 +70,7 @@ def measure(texts, size="mini", sequence_length=128, batch_size=32, rounds=30, s
 
     with tempfile.TemporaryDirectory() as work:
         shards = pathlib.Path(work) / "shards"
-        tokenizer = make_shards(texts, shards, sequence_length, seed)
+        tokenizer = make_shards(texts, shards, sequence_length, seed, short_seq_prob)
         readers = {
             "unpacked": ShardReader(shards),
             "packed": PackedShardReader(shards, max_sequences_per_row=3, seed=seed),
@@ -100,6 +103,7 @@ def measure(texts, size="mini", sequence_length=128, batch_size=32, rounds=30, s
         "sequence_length": sequence_length,
         "batch_size": batch_size,
         "rounds": rounds,
+        "short_seq_prob": short_seq_prob,
         "backend": keras.config.backend(),
         "instances": packed_reader.num_instances,
         "packed_rows": packed_reader.num_rows,
@@ -131,11 +135,13 @@ def main(argv=None):
     parser.add_argument("--rounds", type=int, default=30, help="timed steps each (default: 30)")
     parser.add_argument("--text", nargs="+", type=pathlib.Path, help="text files (default: "
                         "the repository's Markdown files)")
+    parser.add_argument("--short-seq-prob", type=float, default=0.1,
+                        help="share of instances made shorter on purpose (default: BERT's 0.1)")
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
     args = parser.parse_args(argv)
     results = measure(
         args.text or default_texts(), args.size, args.sequence_length, args.batch_size,
-        args.rounds,
+        args.rounds, short_seq_prob=args.short_seq_prob,
     )
     if args.json:
         print(json.dumps(results, indent=2))
