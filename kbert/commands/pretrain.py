@@ -88,7 +88,26 @@ def add_parser(subparsers):
         help="mask afresh inside every training step (needed for unmasked shards)",
     )
     _add_number(
-        parser, "--max-predictions-per-seq", int, 20, "with --dynamic-masking: P"
+        parser,
+        "--max-predictions-per-seq",
+        int,
+        20,
+        "with --dynamic-masking: P, the most predictions per row (packed or not)",
+    )
+    parser.add_argument(
+        "--pack-sequences",
+        action="store_true",
+        help="pack several instances into each row (MLPerf's BERT packing): attention "
+        "stays within each instance, positions restart, one next-sentence prediction "
+        "per instance; --batch-size then counts rows. The fill factor (share of real "
+        "tokens) before and after packing is printed when the run starts",
+    )
+    _add_number(
+        parser,
+        "--max-sequences-per-row",
+        int,
+        3,
+        "with --pack-sequences: the most instances in one row",
     )
     parser.add_argument(
         "--data-parallel", action="store_true", help="replicate over every local device"
@@ -141,6 +160,8 @@ def run(args):
         checkpoint_every=args.checkpoint_every,
         dynamic_masking=args.dynamic_masking,
         max_predictions_per_seq=args.max_predictions_per_seq,
+        pack_sequences=args.pack_sequences,
+        max_sequences_per_row=args.max_sequences_per_row,
         data_parallel=args.data_parallel or distributed,
         seed=args.seed,
     )

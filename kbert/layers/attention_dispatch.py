@@ -29,6 +29,14 @@ in `kbert.layers` that names a backend, because the kernels it reaches take argu
   (the same XLA operations plus the dropout; its seed state lives in the model's
   variables, so checkpoints resume it exactly).
 
+Packed rows (several sequences per row, `attention_mask` given: block-diagonal, built
+by `kbert.layers.packed_sequences.packed_attention_mask`) cannot be told to cuDNN as
+key lengths, so on JAX they take the XLA path above, whatever the device and dtype
+(logged once at INFO level: it is what packing asks for, not a misconfiguration).
+PyTorch gives the (B, 1, T, S) mask to `scaled_dot_product_attention` (its
+memory-efficient or math kernels; the flash kernel takes no mask), TensorFlow to
+`keras.ops.dot_product_attention` as for padding.
+
 When the cuDNN path is not taken on JAX the reason is logged once per reason: as a
 warning where JAX runs on a GPU, at INFO level on a CPU, where it is expected.
 """
@@ -57,6 +65,7 @@ def dot_product_attention(
     probability_dropout=None,
     kernel_seed=0,
     training=False,
+    attention_mask=None,
 ):
     """Scaled dot-product attention over the real keys of each row.
 
@@ -69,19 +78,31 @@ def dot_product_attention(
             explicit path applies (its seed state is the model's).
         kernel_seed: an int seed for kernels that draw their own dropout (cuDNN).
         training: whether dropout is active.
+        attention_mask: None, or a bool (B, 1, T, S) mask used instead of the padding
+            mask's (packed rows); it takes the XLA path on JAX (see the module notes).
 
     Returns:
         The (B, T, N, D) context, in the query's dtype.
     """
     rate = float(dropout_rate) if training else 0.0
     backend = keras.config.backend()
+    if attention_mask is None:
+        mask = padding_mask[:, None, None, :]  # (B, 1, 1, S)
+    else:
+        mask = ops.cast(attention_mask, "bool")  # (B, 1, T, S)
     if backend == "jax":
-        context = _cudnn_attention(query, key, value, padding_mask, rate, kernel_seed)
-        if context is not None:
-            return context
+        if attention_mask is None:
+            context = _cudnn_attention(query, key, value, padding_mask, rate, kernel_seed)
+            if context is not None:
+                return context
+        else:
+            _log_once(
+                logging.INFO,
+                "Attention runs on XLA's einsum-softmax path, not cuDNN: packed rows "
+                "need a block-diagonal mask, which cuDNN's padding-length path cannot express.",
+            )
     elif backend == "torch":
-        return _torch_attention(query, key, value, padding_mask, rate)
-    mask = padding_mask[:, None, None, :]  # (B, 1, 1, S)
+        return _torch_attention(query, key, value, mask, rate)
     if rate > 0.0:
         context, _ = explicit_attention(query, key, value, mask, probability_dropout, training)
         return context
@@ -159,12 +180,12 @@ def _cudnn_attention(query, key, value, padding_mask, rate, seed):
         return _decline(f"cuDNN refused these inputs ({type(error).__name__}: {error})")
 
 
-def _torch_attention(query, key, value, padding_mask, rate):
+def _torch_attention(query, key, value, mask, rate):
     import torch
 
     # (B, N, T, D) for PyTorch; the boolean mask keeps the fused kernels eligible.
     query, key, value = (torch.transpose(t, 1, 2) for t in (query, key, value))
-    mask = padding_mask[:, None, None, :].to(torch.bool)  # (B, 1, 1, S)
+    mask = mask.to(torch.bool)  # (B, 1, 1, S), or (B, 1, T, S) for packed rows
     context = torch.nn.functional.scaled_dot_product_attention(
         query, key, value, attn_mask=mask, dropout_p=rate
     )  # (B, N, T, D)
@@ -176,10 +197,14 @@ def _dtype(tensor):
 
 
 def _decline(reason):
-    if reason not in _logged_reasons:
-        _logged_reasons.add(reason)
-        import jax
+    import jax
 
-        level = logging.INFO if jax.default_backend() == "cpu" else logging.WARNING
-        logger.log(level, "Attention runs on XLA's einsum-softmax path, not cuDNN: %s.", reason)
+    level = logging.INFO if jax.default_backend() == "cpu" else logging.WARNING
+    _log_once(level, f"Attention runs on XLA's einsum-softmax path, not cuDNN: {reason}.")
     return None
+
+
+def _log_once(level, message):
+    if message not in _logged_reasons:
+        _logged_reasons.add(message)
+        logger.log(level, message)

@@ -27,6 +27,8 @@ class BertEmbeddings(keras.layers.Layer):
     Call arguments:
         token_ids: int tensor (B, L).
         segment_ids: int tensor (B, L).
+        position_ids: optional int tensor (B, L) of the positions to embed (packed rows
+            restart them at every sequence); None for 0, 1, ..., L - 1.
         training: whether dropout is active.
 
     Returns:
@@ -75,7 +77,7 @@ class BertEmbeddings(keras.layers.Layer):
             dropout, dtype=self.dtype_policy, name="dropout"
         )
 
-    def build(self, token_ids_shape, segment_ids_shape=None):
+    def build(self, token_ids_shape, segment_ids_shape=None, position_ids_shape=None):
         self.token_embedding.build(token_ids_shape)
         self.segment_embedding.build(token_ids_shape)
         self.position_embeddings = self.add_weight(
@@ -86,7 +88,7 @@ class BertEmbeddings(keras.layers.Layer):
         self.layer_norm.build(tuple(token_ids_shape) + (self.hidden_size,))
         self.built = True
 
-    def call(self, token_ids, segment_ids, training=None):
+    def call(self, token_ids, segment_ids, position_ids=None, training=None):
         sequence_length = token_ids.shape[1]
         if sequence_length is not None and sequence_length > self.max_positions:
             raise ValueError(
@@ -96,13 +98,17 @@ class BertEmbeddings(keras.layers.Layer):
         if sequence_length is None:
             sequence_length = ops.shape(token_ids)[1]
         positions = ops.cast(self.position_embeddings, self.compute_dtype)
-        positions = positions[:sequence_length]  # (L, H)
         x = self.token_embedding(token_ids) + self.segment_embedding(segment_ids)  # (B, L, H)
-        x = x + positions[None, :, :]
+        if position_ids is None:
+            x = x + positions[:sequence_length][None, :, :]  # (1, L, H)
+        else:
+            x = x + ops.take(positions, ops.cast(position_ids, "int32"), axis=0)  # (B, L, H)
         x = self.layer_norm(x)
         return self.dropout_layer(x, training=training)
 
-    def compute_output_shape(self, token_ids_shape, segment_ids_shape=None):
+    def compute_output_shape(
+        self, token_ids_shape, segment_ids_shape=None, position_ids_shape=None
+    ):
         return tuple(token_ids_shape) + (self.hidden_size,)
 
     def get_config(self):

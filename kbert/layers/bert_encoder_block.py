@@ -34,6 +34,8 @@ class BertEncoderBlock(keras.layers.Layer):
         padding_mask: bool tensor (B, L).
         training: whether dropout is active.
         return_attention_weights: also return the (B, N, L, L) attention probabilities.
+        attention_mask: optional bool tensor (B, 1, L, L) for packed rows (see
+            `BertSelfAttention`).
     """
 
     def __init__(
@@ -91,7 +93,7 @@ class BertEncoderBlock(keras.layers.Layer):
             epsilon=layer_norm_epsilon, dtype=policy, name="output_layer_norm"
         )
 
-    def build(self, x_shape, padding_mask_shape=None):
+    def build(self, x_shape, padding_mask_shape=None, attention_mask_shape=None):
         x_shape = tuple(x_shape)
         self.self_attention.build(x_shape)
         self.attention_layer_norm.build(x_shape)
@@ -100,12 +102,15 @@ class BertEncoderBlock(keras.layers.Layer):
         self.output_layer_norm.build(x_shape)
         self.built = True
 
-    def call(self, x, padding_mask, training=None, return_attention_weights=False):
+    def call(
+        self, x, padding_mask, training=None, return_attention_weights=False, attention_mask=None
+    ):
         attended = self.self_attention(
             x,
             padding_mask,
             training=training,
             return_attention_weights=return_attention_weights,
+            attention_mask=attention_mask,
         )
         if return_attention_weights:
             attended, weights = attended

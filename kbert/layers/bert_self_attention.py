@@ -43,6 +43,8 @@ class BertSelfAttention(keras.layers.Layer):
         padding_mask: bool tensor (B, S); True marks real tokens.
         training: whether dropout is active.
         return_attention_weights: also return the (B, N, T, S) attention probabilities.
+        attention_mask: optional bool tensor (B, 1, T, S) that replaces the padding
+            mask's (packed rows: `kbert.layers.packed_sequences.packed_attention_mask`).
 
     Returns:
         (B, T, H) tensor, or a tuple with the attention weights as well.
@@ -89,12 +91,14 @@ class BertSelfAttention(keras.layers.Layer):
         # masks are independent; `keras.utils.set_random_seed` makes it reproducible.
         self.kernel_seed = random.randint(1, 2**31 - 1) if attention_dropout > 0 else 0
 
-    def build(self, x_shape, padding_mask_shape=None):
+    def build(self, x_shape, padding_mask_shape=None, attention_mask_shape=None):
         self.query_key_value.build(x_shape)
         self.output_projection.build(tuple(x_shape[:-1]) + (self.hidden_size,))
         self.built = True
 
-    def call(self, x, padding_mask, training=None, return_attention_weights=False):
+    def call(
+        self, x, padding_mask, training=None, return_attention_weights=False, attention_mask=None
+    ):
         qkv = self.query_key_value(x)  # (B, T, 3H)
         qkv = ops.reshape(qkv, (-1, ops.shape(x)[1], 3, self.num_heads, self.head_size))
         query, key, value = qkv[:, :, 0], qkv[:, :, 1], qkv[:, :, 2]  # (B, T, N, D) each
@@ -105,7 +109,7 @@ class BertSelfAttention(keras.layers.Layer):
                 query,
                 key,
                 value,
-                padding_mask[:, None, None, :],  # (B, 1, 1, S)
+                padding_mask[:, None, None, :] if attention_mask is None else attention_mask,
                 self.probability_dropout,
                 training,
             )
@@ -119,6 +123,7 @@ class BertSelfAttention(keras.layers.Layer):
                 probability_dropout=self.probability_dropout,
                 kernel_seed=self.kernel_seed,
                 training=bool(training),
+                attention_mask=attention_mask,
             )  # (B, T, N, D)
             weights = None
         context = ops.reshape(context, (-1, ops.shape(x)[1], self.hidden_size))  # (B, T, H)

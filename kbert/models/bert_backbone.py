@@ -7,8 +7,9 @@ from keras import ops
 from kbert.layers.bert_embeddings import BertEmbeddings
 from kbert.layers.bert_encoder_block import BertEncoderBlock
 from kbert.layers.bert_pooler import BertPooler
+from kbert.layers.packed_sequences import packed_attention_mask, packed_position_ids
 from kbert.architecture.bert_config import BertConfig
-from kbert.models.input_validation import validate_inputs
+from kbert.models.input_validation import PACKED_INPUT, is_packed, validate_inputs
 
 _CONFIG_FIELDS = tuple(field.name for field in dataclasses.fields(BertConfig))
 
@@ -29,17 +30,27 @@ def _encode(
     return_attention_weights=False,
     return_hidden_states=False,
 ):
-    """The forward pass, written once for the main model and its views."""
+    """The forward pass, written once for the main model and its views.
+
+    Packed rows (`sequence_index` among the inputs) attend within their own sequence
+    and restart the positions at each one; without it, nothing of that is computed.
+    """
     padding_mask = ops.cast(inputs["padding_mask"], "bool")
-    x = embeddings(inputs["token_ids"], inputs["segment_ids"])  # (B, L, H)
+    attention_mask = position_ids = None
+    if PACKED_INPUT in inputs:
+        attention_mask = packed_attention_mask(inputs[PACKED_INPUT])  # (B, 1, L, L)
+        position_ids = packed_position_ids(inputs[PACKED_INPUT])  # (B, L)
+    x = embeddings(inputs["token_ids"], inputs["segment_ids"], position_ids)  # (B, L, H)
     hidden_states = [x]
     attention_weights = []
     for block in encoder_blocks:
         if return_attention_weights:
-            x, weights = block(x, padding_mask, return_attention_weights=True)
+            x, weights = block(
+                x, padding_mask, return_attention_weights=True, attention_mask=attention_mask
+            )
             attention_weights.append(weights)  # (B, N, L, L)
         else:
-            x = block(x, padding_mask)
+            x = block(x, padding_mask, attention_mask=attention_mask)
         hidden_states.append(x)
     outputs = {"sequence_output": x, "pooled_output": pooler(x)}
     if return_attention_weights:
@@ -56,7 +67,9 @@ class _BackboneView(keras.Model):
     in a new functional graph with a different number of outputs.
     """
 
-    def __init__(self, backbone, return_attention_weights, return_hidden_states, **kwargs):
+    def __init__(
+        self, backbone, return_attention_weights=False, return_hidden_states=False, **kwargs
+    ):
         super().__init__(**kwargs)
         self.backbone = backbone
         self.return_attention_weights = return_attention_weights
@@ -67,7 +80,7 @@ class _BackboneView(keras.Model):
         return self.backbone.bert_config
 
     def call(self, inputs):
-        validate_inputs(inputs, self.backbone.bert_config)
+        validate_inputs(inputs, self.backbone.bert_config, packed_inputs=())
         backbone = self.backbone
         return _encode(
             backbone.embeddings,
@@ -88,6 +101,17 @@ class BertBackbone(keras.Model):
     Inputs: dict of (B, L) int tensors `token_ids`, `segment_ids` and `padding_mask`
     (1 for real tokens, 0 for padding).
     Outputs: dict with `sequence_output` (B, L, H) and `pooled_output` (B, H).
+
+    Packed rows: with a fourth input `sequence_index` (B, L), 1 on the tokens of the
+    row's first sequence, 2 on the second's, ..., 0 on the padding after them (and
+    `padding_mask` 1 exactly where it is not 0), each sequence attends only to itself
+    (block-diagonal attention) and its position ids restart at 0 at its first token,
+    so every sequence gets the `sequence_output` it would get alone in a row.
+    `segment_ids` are each sequence's own. `pooled_output` reads position 0 (the
+    first sequence); `pooler(sequence_output, cls_positions)` reads every sequence's
+    [CLS]. Packed rows run the same layers through a view that shares the weights,
+    not the functional graph, which keeps its three inputs: unpacked calls and saved
+    models are the same as without packing.
 
     Inputs are validated before any computation: unknown keys, shape mismatches,
     sequences longer than `max_positions` and (for NumPy inputs) ids outside the
@@ -222,27 +246,32 @@ class BertBackbone(keras.Model):
         """
         return self._view("hidden_states", return_hidden_states=True)
 
-    def _view(self, output, return_attention_weights=False, return_hidden_states=False):
-        """The cached `_BackboneView` adding `output`, built by one symbolic call."""
+    def _view(self, output, inputs=None, **options):
+        """The cached `_BackboneView` adding `output`, built by one symbolic call.
+
+        `inputs` names the view's inputs (default: the backbone's); `options` are
+        `_BackboneView`'s.
+        """
         key = f"_{output}_model"
         model = self.__dict__.get(key)
         if model is None:
-            model = _BackboneView(
-                self,
-                return_attention_weights=return_attention_weights,
-                return_hidden_states=return_hidden_states,
-                name=f"{self.name}_with_{output}",
-            )
+            model = _BackboneView(self, name=f"{self.name}_with_{output}", **options)
             # Keras's JAX `predict_on_batch` would build an unbuilt model by running it
             # eagerly, op by op, each op compiled on its own (some 50 compilations); a
             # symbolic call builds it in a fraction of a second. Concrete sizes, because
             # the input checks cannot compare JAX's symbolic ones.
-            model({name: keras.KerasTensor((1, 2), "int32") for name in self.input})
+            names = self.input if inputs is None else inputs
+            model({name: keras.KerasTensor((1, 2), "int32") for name in names})
             # Stored untracked: tracking it would make the backbone its own grandchild.
             self.__dict__[key] = model
         return model
 
     def __call__(self, inputs, *args, **kwargs):
+        if is_packed(inputs):
+            validate_inputs(inputs, self.bert_config, packed_inputs=())
+            return self._view("packed_rows", inputs=(*self.input, PACKED_INPUT))(
+                inputs, *args, **kwargs
+            )
         validate_inputs(inputs, self.bert_config)
         return super().__call__(inputs, *args, **kwargs)
 

@@ -3,7 +3,36 @@ import keras
 from kbert.layers.host_truncated_normal import HostTruncatedNormal
 from kbert.layers.masked_lm_head import MaskedLMHead
 from kbert.models.bert_task import BertTask
+from kbert.models.input_validation import PACKED_INPUT, is_packed, validate_inputs
 from kbert.preprocessing.pretrainer_preprocessor import PretrainerPreprocessor
+
+# What packed rows add to the inputs: each packed sequence's [CLS] position.
+PACKED_PRETRAINER_INPUTS = ("cls_positions",)
+
+
+class _PackedPretrainer(keras.Model):
+    """The pretrainer's layers on packed rows, sharing its weights (see `BertPretrainer`).
+
+    A subclassed view, as `BertBackbone`'s are: the functional graph has no packed
+    inputs, and its next-sentence head reads one [CLS] per row.
+    """
+
+    def __init__(self, pretrainer, **kwargs):
+        super().__init__(**kwargs)
+        self.pretrainer = pretrainer
+
+    def call(self, inputs):
+        pretrainer = self.pretrainer
+        backbone = pretrainer.backbone
+        encoded = backbone({name: inputs[name] for name in (*backbone.input, PACKED_INPUT)})
+        sequence_output = encoded["sequence_output"]  # (B, L, H)
+        pooled = backbone.pooler(sequence_output, inputs["cls_positions"])  # (B, P, H)
+        return {
+            "mlm_logits": pretrainer.get_layer("masked_lm_head")(
+                sequence_output, inputs["mask_positions"]
+            ),
+            "nsp_logits": pretrainer.get_layer("next_sentence_head")(pooled),  # (B, P, 2)
+        }
 
 
 @keras.saving.register_keras_serializable(package="kbert")
@@ -18,6 +47,13 @@ class BertPretrainer(BertTask):
     The masked-LM head is tied to the token embedding and runs only at `mask_positions`.
     For `fit`, pass `y={"mlm_logits": masked_token_ids, "nsp_logits": labels}` and
     `sample_weight={"mlm_logits": mask_weights}` so padded predictions do not count.
+
+    Packed rows (several instances per row, as MLPerf's BERT packs them): the inputs add
+    `sequence_index` (B, L) (see `BertBackbone`) and `cls_positions` (B, P), the first
+    token of each packed instance (0 in unused slots); `mask_positions` count from the
+    start of the row. `nsp_logits` are then (B, P, 2), one pair per instance, from the
+    pooler at each [CLS]; weight the unused slots 0. Every instance gets the logits it
+    gets alone in a row. `kbert.pretraining.SequencePacker` makes such rows.
 
     Args:
         backbone: a `BertBackbone`.
@@ -57,6 +93,22 @@ class BertPretrainer(BertTask):
         # === Config ===
         self.head_activation = head_activation
         self.head_layer_norm_epsilon = head_layer_norm_epsilon
+
+    def __call__(self, inputs, *args, **kwargs):
+        if not is_packed(inputs):
+            return super().__call__(inputs, *args, **kwargs)
+        validate_inputs(
+            inputs, self.bert_config, self.extra_inputs, packed_inputs=PACKED_PRETRAINER_INPUTS
+        )
+        view = self.__dict__.get("_packed_model")
+        if view is None:
+            view = _PackedPretrainer(self, name=f"{self.name}_packed")
+            names = (*self.backbone.input, PACKED_INPUT, *self.extra_inputs,
+                     *PACKED_PRETRAINER_INPUTS)
+            view({name: keras.KerasTensor((1, 2), "int32") for name in names})
+            # Untracked, as the backbone's views: tracking it would make a cycle.
+            self.__dict__["_packed_model"] = view
+        return view(inputs, *args, **kwargs)
 
     def task_config(self):
         return {

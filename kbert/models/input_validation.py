@@ -9,6 +9,8 @@ backend because no backend code has run yet.
 import numpy as np
 
 MODEL_INPUTS = ("token_ids", "segment_ids", "padding_mask")
+# The input that makes a row packed: several sequences, numbered 1, 2, ... per token.
+PACKED_INPUT = "sequence_index"
 
 
 def _shape(value):
@@ -45,15 +47,24 @@ def _check_range(name, array, upper, bound_name):
         )
 
 
-def validate_inputs(inputs, config, extra_inputs=()):
+def is_packed(inputs):
+    """Whether `inputs` are packed rows (they hold `sequence_index`)."""
+    return isinstance(inputs, dict) and PACKED_INPUT in inputs
+
+
+def validate_inputs(inputs, config, extra_inputs=(), packed_inputs=None):
     """Raises ValueError when `inputs` cannot be fed to a BERT model built from `config`.
 
     Args:
         inputs: dict with `token_ids`, `segment_ids`, `padding_mask` (and `extra_inputs`).
         config: the model's `BertConfig`.
         extra_inputs: further required keys, e.g. ("mask_positions",).
+        packed_inputs: None for a model that takes no packed rows; otherwise the keys
+            packed rows need besides `sequence_index` (e.g. ("cls_positions",)).
     """
     expected = MODEL_INPUTS + tuple(extra_inputs)
+    if packed_inputs is not None and is_packed(inputs):
+        expected = expected + (PACKED_INPUT,) + tuple(packed_inputs)
     if not isinstance(inputs, dict):
         raise ValueError(
             f"BERT models take a dict with keys {list(expected)}. "
@@ -73,7 +84,8 @@ def validate_inputs(inputs, config, extra_inputs=()):
             "`token_ids` must have shape (batch_size, sequence_length). "
             f"Received: token_ids.shape={token_shape}"
         )
-    for key in ("segment_ids", "padding_mask"):
+    same_shape = ("segment_ids", "padding_mask", PACKED_INPUT)
+    for key in (key for key in same_shape if key in expected):
         shape = _shape(inputs[key])
         if len(shape) != 2 or any(
             a is not None and b is not None and a != b for a, b in zip(shape, token_shape)
@@ -88,15 +100,17 @@ def validate_inputs(inputs, config, extra_inputs=()):
             f"Sequences may be at most {config.max_positions} tokens long (the model's "
             f"`max_positions`). Received: sequence_length={sequence_length}"
         )
-    if "mask_positions" in expected:
-        shape = _shape(inputs["mask_positions"])
+    for key in ("mask_positions", "cls_positions"):
+        if key not in expected:
+            continue
+        shape = _shape(inputs[key])
         if len(shape) != 2 or (
             shape[0] is not None and token_shape[0] is not None and shape[0] != token_shape[0]
         ):
             raise ValueError(
-                "`mask_positions` must have shape (batch_size, num_predictions) with the "
+                f"`{key}` must have shape (batch_size, num_positions) with the "
                 f"batch size of `token_ids`. Received: token_ids.shape={token_shape}, "
-                f"mask_positions.shape={shape}"
+                f"{key}.shape={shape}"
             )
 
     _check_range(
@@ -108,10 +122,37 @@ def validate_inputs(inputs, config, extra_inputs=()):
         config.type_vocabulary_size,
         "type_vocabulary_size",
     )
-    if "mask_positions" in expected and sequence_length is not None:
-        _check_range(
-            "mask_positions",
-            _host_array(inputs["mask_positions"]),
-            sequence_length,
-            "sequence_length",
+    for key in ("mask_positions", "cls_positions"):
+        if key in expected and sequence_length is not None:
+            _check_range(key, _host_array(inputs[key]), sequence_length, "sequence_length")
+    if PACKED_INPUT in expected:
+        _check_sequence_index(
+            _host_array(inputs[PACKED_INPUT]), _host_array(inputs["padding_mask"])
+        )
+
+
+def _check_sequence_index(index, padding_mask):
+    """Packed rows: each row numbers its sequences 1, 2, ... in order, then 0s."""
+    if index is None or index.size == 0:
+        return
+    index = index.astype(np.int64)
+    step = np.diff(index, axis=1)
+    # From the first token on: start at 1, grow by 0 or 1, and once 0 (padding) stay 0.
+    good_start = (index[:, 0] == 1) | np.all(index == 0, axis=1)
+    to_padding = index[:, 1:] == 0
+    good_steps = np.where(index[:, :-1] == 0, to_padding, (step == 0) | (step == 1) | to_padding)
+    bad_rows = ~good_start | ~np.all(good_steps, axis=1)
+    if np.any(bad_rows):
+        row = int(np.argmax(bad_rows))
+        raise ValueError(
+            "`sequence_index` must number the sequences of each packed row 1, 2, ... "
+            "contiguously from the first token, with 0 for the padding after them. "
+            f"Received: sequence_index[{row}]={index[row].tolist()}"
+        )
+    if padding_mask is not None and np.any((index > 0) != padding_mask.astype(bool)):
+        row = int(np.argmax(np.any((index > 0) != padding_mask.astype(bool), axis=1)))
+        raise ValueError(
+            "`padding_mask` must be 1 exactly where `sequence_index` is not 0. Received: "
+            f"row {row}: padding_mask={padding_mask[row].astype(int).tolist()}, "
+            f"sequence_index={index[row].tolist()}"
         )

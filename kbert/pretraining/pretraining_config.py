@@ -2,7 +2,7 @@
 
 import dataclasses
 
-from kbert.argument_checks import check_fraction, check_integer
+from kbert.argument_checks import check_bool, check_fraction, check_integer
 from kbert.training.precisions import PRECISIONS
 
 OPTIMIZERS = ("adamw", "lamb")
@@ -33,7 +33,13 @@ class PretrainingConfig:
         dynamic_masking: mask inside the compiled step (data made with
             `--dynamic-masking` needs it; masked data ignores its stored masks).
         masked_lm_prob: with dynamic masking, the fraction of tokens predicted.
-        max_predictions_per_seq: with dynamic masking, `P`.
+        max_predictions_per_seq: with dynamic masking, `P`, the predictions per row
+            (a packed row is masked as one sequence: `round(masked_lm_prob * n)` of
+            its `n` maskable tokens, at most `P`).
+        pack_sequences: pack several instances into each row (`PackedShardReader`):
+            `batch_size` then counts rows, and the real tokens per batch grow by the
+            ratio of the fill factors. The held-out evaluation reads instances unpacked.
+        max_sequences_per_row: with `pack_sequences`, the most instances in one row.
         data_parallel: replicate the model over every local device (see
             `kbert.pretraining.distribution`).
         eval_batch_size: batch size of the final evaluation (at most the number
@@ -54,6 +60,8 @@ class PretrainingConfig:
     dynamic_masking: bool = False
     masked_lm_prob: float = 0.15
     max_predictions_per_seq: int = 20
+    pack_sequences: bool = False
+    max_sequences_per_row: int = 3
     data_parallel: bool = False
     eval_batch_size: int = 64
     seed: int = 12345
@@ -65,10 +73,12 @@ class PretrainingConfig:
             ("warmup_steps", 0),
             ("gradient_accumulation_steps", 1),
             ("max_predictions_per_seq", 1),
+            ("max_sequences_per_row", 1),
             ("eval_batch_size", 1),
             ("seed", 0),
         ):
             check_integer(name, getattr(self, name), minimum)
+        check_bool("pack_sequences", self.pack_sequences)
         if self.checkpoint_every is not None:
             check_integer("checkpoint_every", self.checkpoint_every, 1)
         if self.warmup_steps > self.steps:

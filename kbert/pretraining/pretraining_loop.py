@@ -7,6 +7,7 @@ import keras
 
 from kbert.files.exclusive_output import exclusive_output
 from kbert.pretraining.distribution import data_parallel, process_share
+from kbert.pretraining.packed_shard_reader import PackedShardReader
 from kbert.pretraining.pretraining_config import RESUMABLE_CHANGES, PretrainingConfig
 from kbert.pretraining.pretraining_objective import (
     PretrainingObjective,
@@ -26,6 +27,9 @@ from kbert.training.training_checkpoint import TrainingCheckpoint
 
 logger = logging.getLogger("kbert.pretraining")
 
+# Settings that exist only for packed runs: an unpacked run's identity leaves them out,
+# so checkpoints written before packing existed still resume.
+_PACKING_SETTINGS = ("pack_sequences", "max_sequences_per_row")
 
 
 class PretrainingLoop:
@@ -39,6 +43,11 @@ class PretrainingLoop:
     `ShardDataset`, a `keras.utils.PyDataset` over the shards. At the end it saves
     the model with its tokenizer as a preset folder, `output_dir/model`, and scores
     it on the evaluation shards, if any.
+
+    Packing (`config.pack_sequences`): the training shards are read through a
+    `PackedShardReader`, several instances per row, with block-diagonal attention and
+    one next-sentence prediction per instance; the fill factor before and after
+    packing is logged when the run starts. The evaluation shards are read unpacked.
 
     Interruptions: every `config.checkpoint_every` batches, at the end and on
     cancellation, `output_dir/training_checkpoint.h5` receives the weights, the
@@ -117,6 +126,8 @@ class PretrainingLoop:
         """
         config = self.config
         reader = _reader(train_data)
+        if config.pack_sequences:
+            reader = _packed(reader, config)
         eval_reader = None if eval_data is None else _reader(eval_data)
         if (init_from is None) == (backbone_config is None):
             raise ValueError(
@@ -233,6 +244,7 @@ class PretrainingLoop:
                 key: value
                 for key, value in self.config.to_dict().items()
                 if key not in RESUMABLE_CHANGES
+                and (self.config.pack_sequences or key not in _PACKING_SETTINGS)
             },
         }
 
@@ -254,6 +266,31 @@ class PretrainingLoop:
 
 def _reader(data):
     return data if isinstance(data, ShardReader) else ShardReader(data)
+
+
+def _packed(reader, config):
+    """`reader`'s shards as packed rows, with the fill factors logged."""
+    if not isinstance(reader, PackedShardReader):
+        reader = PackedShardReader(
+            reader.folder, max_sequences_per_row=config.max_sequences_per_row, seed=config.seed
+        )
+    elif reader.max_sequences_per_row != config.max_sequences_per_row:
+        raise ValueError(
+            f"The PackedShardReader packs {reader.max_sequences_per_row} instances per row, "
+            f"the config {config.max_sequences_per_row}."
+        )
+    logger.info(
+        "Sequence packing: %d instances in %d rows of %d tokens (at most %d per row); "
+        "fill factor %.3f unpacked -> %.3f packed (%.2fx the real tokens per batch).",
+        reader.num_instances,
+        reader.num_rows,
+        reader.sequence_length,
+        reader.max_sequences_per_row,
+        reader.unpacked_fill_factor,
+        reader.fill_factor,
+        reader.fill_factor / reader.unpacked_fill_factor,
+    )
+    return reader
 
 
 def _eval_batch_size(config, eval_reader, replicas):
@@ -286,6 +323,9 @@ def _masking(config, tokenizer):
         raise ValueError("Dynamic masking needs a tokenizer; the preset has none.")
     from kbert.pretraining.dynamic_masking import DynamicMasking
 
+    # A packed row is masked as one sequence of L tokens, with `max_predictions_per_seq`
+    # slots, as an unpacked row of L: special tokens, padding included, are never
+    # chosen, so the positions fall inside its instances.
     return DynamicMasking.from_tokenizer(
         tokenizer,
         masked_lm_prob=config.masked_lm_prob,

@@ -3,7 +3,11 @@
 import keras
 from keras import ops
 
-MODEL_INPUTS = ("token_ids", "segment_ids", "padding_mask", "mask_positions")
+MODEL_INPUTS = (
+    "token_ids", "segment_ids", "padding_mask", "mask_positions",
+    # Packed rows only (`PackedShardReader`):
+    "sequence_index", "cls_positions",
+)
 
 
 class PretrainingObjective(keras.Model):
@@ -21,6 +25,12 @@ class PretrainingObjective(keras.Model):
     averaged over the batch, as in the original `run_pretraining.py`. Logged as
     `loss`, `mlm_logits_loss`, `nsp_logits_loss`, `mlm_logits_accuracy` (weighted
     by `mask_weights`) and `nsp_logits_accuracy`.
+
+    Packed batches (`PackedShardReader`'s: `sequence_index`, `cls_positions`, and
+    `nsp_labels`, `nsp_weights` of shape (B, P)) give one next-sentence prediction per
+    packed instance; both losses and accuracies are averaged over the real instances
+    and predictions (weights 1), so a packed batch scores what the batch of its
+    instances, unpacked, scores.
 
     Args:
         pretrainer: the `BertPretrainer` to train (its variables are this model's).
@@ -49,7 +59,15 @@ class PretrainingObjective(keras.Model):
                 "with dynamic masking."
             )
         outputs = self.pretrainer(inputs, training=training)
-        return {**outputs, **targets, "nsp_labels": batch["nsp_labels"]}
+        nsp_weights = batch.get("nsp_weights")
+        if nsp_weights is None:
+            nsp_weights = ops.ones_like(batch["nsp_labels"], dtype="float32")
+        return {
+            **outputs,
+            **targets,
+            "nsp_labels": batch["nsp_labels"],
+            "nsp_weights": nsp_weights,
+        }
 
     def compile_objective(self, optimizer, **kwargs):
         """`compile` with the pretraining losses and metrics."""
@@ -59,8 +77,9 @@ class PretrainingObjective(keras.Model):
                 "mlm_logits": keras.losses.SparseCategoricalCrossentropy(
                     from_logits=True, reduction="mean_with_sample_weight"
                 ),
+                # Over the real instances: packed rows have empty slots (weight 0).
                 "nsp_logits": keras.losses.SparseCategoricalCrossentropy(
-                    from_logits=True
+                    from_logits=True, reduction="mean_with_sample_weight"
                 ),
             },
             # Weighted: Keras passes `sample_weight` to `weighted_metrics` only, and
@@ -119,6 +138,6 @@ def _split(outputs):
     targets = {"mlm_logits": outputs["mask_ids"], "nsp_logits": outputs["nsp_labels"]}
     weights = {
         "mlm_logits": outputs["mask_weights"],
-        "nsp_logits": ops.ones_like(outputs["nsp_labels"], dtype="float32"),
+        "nsp_logits": outputs["nsp_weights"],
     }
     return targets, logits, weights

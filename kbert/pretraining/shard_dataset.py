@@ -31,8 +31,8 @@ class ShardDataset(keras.utils.PyDataset):
     that process `i` of `P` feeds (see `kbert.pretraining.distribution.process_share`).
 
     Args:
-        reader: a `ShardReader`.
-        batch_size: instances per global batch.
+        reader: a `ShardReader` (or `PackedShardReader`: its rows hold several instances).
+        batch_size: rows per global batch.
         num_batches: the length of this view; None for one epoch.
         start: the global number of its first batch.
         seed: the seed of the data order.
@@ -65,10 +65,10 @@ class ShardDataset(keras.utils.PyDataset):
             )
         self.reader = reader
         self.batch_size = batch_size
-        self.batches_per_epoch = reader.num_instances // batch_size
+        self.batches_per_epoch = reader.num_rows // batch_size
         if self.batches_per_epoch == 0:
             raise ValueError(
-                f"{reader.folder} holds {reader.num_instances} instances, fewer than one "
+                f"{reader.folder} holds {reader.num_rows} rows, fewer than one "
                 f"batch. Received: batch_size={batch_size}"
             )
         if num_batches is None:

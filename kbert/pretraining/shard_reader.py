@@ -79,6 +79,11 @@ class ShardReader:
         return int(self.manifest["num_instances"])
 
     @property
+    def num_rows(self):
+        """The rows `batches` yields in one pass: one per instance (packed readers: fewer)."""
+        return self.num_instances
+
+    @property
     def sequence_length(self):
         return int(self.manifest["arrays"]["token_ids"]["shape"][0])
 
@@ -117,12 +122,12 @@ class ShardReader:
         """
         check_integer("batch_size", batch_size, 1)
         rng = np.random.default_rng(seed)
-        shards = list(self.manifest["shards"])
+        numbers = np.arange(len(self.manifest["shards"]))
         if shuffle:
-            shards = [shards[index] for index in rng.permutation(len(shards))]
+            numbers = rng.permutation(len(numbers))
         carry = None
-        for shard in shards:
-            arrays = self._load(shard)
+        for number in numbers:
+            arrays = self._rows(int(number))
             if shuffle:
                 order = rng.permutation(len(arrays["token_ids"]))
                 arrays = {name: array[order] for name, array in arrays.items()}
@@ -133,23 +138,32 @@ class ShardReader:
             count = len(arrays["token_ids"])
             full = count - count % batch_size
             for start in range(0, full, batch_size):
-                yield _model_batch(
-                    {name: array[start : start + batch_size] for name, array in arrays.items()}
-                )
+                yield {name: array[start : start + batch_size] for name, array in arrays.items()}
             carry = {name: array[full:] for name, array in arrays.items()} if full < count else None
         if carry is not None and not drop_remainder:
-            yield _model_batch(carry)
+            yield carry
 
-    def _load(self, shard):
+    def _rows(self, number):
+        """The model rows of shard `number` (of the manifest), in stored order."""
+        return _model_batch(self._load(self.manifest["shards"][number]))
+
+    def _load(self, shard, names=None):
+        """The arrays of `shard` (only `names`, if given), checked against the manifest."""
         path = self.folder / shard["file"]
         if not path.is_file():
             raise ValueError(f"Shard {path} listed in {MANIFEST_FILE} is missing.")
         try:
             with np.load(path, allow_pickle=False) as contents:
-                arrays = {name: contents[name] for name in contents.files}
+                arrays = {
+                    name: contents[name]
+                    for name in contents.files
+                    if names is None or name in names
+                }
         except (ValueError, OSError) as error:
             raise ValueError(f"Shard {path} cannot be read: {error}") from None
         for name, spec in self.manifest["arrays"].items():
+            if names is not None and name not in names:
+                continue
             array = arrays.get(name)
             expected_shape = (shard["num_instances"], *spec["shape"])
             if (
