@@ -397,3 +397,20 @@ def test_host_overhead_times_both_ways_of_stepping(benchmarks):
     assert all(value > 0 for value in result["ms_per_step"].values())
     # Weights and AdamW's two moments of every trainable variable, at least.
     assert result["state_arrays"] >= 3 * 2 * 12
+
+
+@only_in_the_jax_pass
+@pytest.mark.slow
+def test_cpu_optimisations_time_each_choice_against_its_alternative(benchmarks):
+    from cpu_optimisations import COMPARISONS, format_table, measure
+
+    result = measure(size="tiny", batch_size=2, length=16, rounds=1, warmup=1)
+    for name in COMPARISONS:
+        figures = result[name]
+        assert figures["kbert"]["median"] > 0 and figures["alternative"]["median"] > 0
+        assert figures["ratio"] == pytest.approx(
+            figures["alternative"]["median"] / figures["kbert"]["median"]
+        )
+        assert name in format_table(result)
+    with pytest.raises(ValueError, match="Unknown comparisons"):
+        measure(only=("flash",))

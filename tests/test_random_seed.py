@@ -5,7 +5,13 @@ import os
 import subprocess
 import sys
 
+import keras
 import pytest
+
+# The subprocess tests pick their own backend: the JAX pass of the suite runs them.
+only_in_the_jax_pass = pytest.mark.skipif(
+    keras.config.backend() != "jax", reason="starts processes with their own backends"
+)
 
 SCRIPT = r"""
 import json, random, sys
@@ -32,6 +38,7 @@ print(json.dumps({"first": first, "again": again, "by_keras": by_keras,
 """
 
 
+@only_in_the_jax_pass
 @pytest.mark.parametrize("backend", ["jax", "torch"])
 def test_seeds_as_keras_does_without_importing_tensorflow(backend):
     environment = dict(os.environ, KERAS_BACKEND=backend)
@@ -54,3 +61,34 @@ def test_seeds_tensorflow_when_it_is_loaded():
     first = float(tensorflow.random.uniform(()))
     set_random_seed(11)
     assert float(tensorflow.random.uniform(())) == first
+
+
+FINE_TUNE_SCRIPT = r"""
+import json, sys
+sys.path.insert(0, sys.argv[1])
+from test_finetune_acceptance import classification_examples, make_tiny_preset
+from kbert.tasks import FineTuner, FineTuningConfig
+
+preset = make_tiny_preset(sys.argv[2] + "/preset", hidden_size=32, num_layers=1,
+                          num_heads=2, intermediate_size=48, max_positions=16)
+config = FineTuningConfig(epochs=1, batch_size=4, seed=3, max_length=16)
+result = FineTuner("classification", preset, sys.argv[2] + "/run", config).run(
+    classification_examples(8, seed=1))
+print(json.dumps({"status": result.status, "tensorflow": "tensorflow" in sys.modules}))
+"""
+
+
+@only_in_the_jax_pass
+@pytest.mark.slow
+def test_fine_tuning_on_jax_never_imports_tensorflow(tmp_path):
+    # TensorFlow's import (~0.4 s holding the GIL, ~800 MB) froze the app's window when
+    # the seeding of the first fine-tuning run pulled it in on JAX.
+    tests = os.path.dirname(os.path.abspath(__file__))
+    environment = dict(os.environ, KERAS_BACKEND="jax")
+    completed = subprocess.run(
+        [sys.executable, "-c", FINE_TUNE_SCRIPT, tests, str(tmp_path)], env=environment,
+        capture_output=True, text=True, timeout=600, check=False,
+    )
+    assert completed.returncode == 0, completed.stderr[-3000:]
+    result = json.loads(completed.stdout.strip().splitlines()[-1])
+    assert result == {"status": "completed", "tensorflow": False}
