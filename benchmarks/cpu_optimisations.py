@@ -85,7 +85,9 @@ def _projections(size, batch_size, length):
     fused_kernel = jnp.asarray(rng.standard_normal((hidden, 3 * hidden), np.float32) * 0.02)
     kernels = [fused_kernel[:, i * hidden : (i + 1) * hidden] for i in range(3)]
     kernels = [jnp.asarray(np.asarray(kernel)) for kernel in kernels]
-    fused = jax.jit(lambda x, w: jnp.split(x @ w, 3, axis=-1))
+    # The fused product is returned whole: the layer reads its three parts in place
+    # (a reshape), and splitting it here would add a copy the layer does not make.
+    fused = jax.jit(lambda x, w: x @ w)
     separate = jax.jit(lambda x, ws: [x @ w for w in ws])
     return (
         lambda: jax.block_until_ready(fused(x, fused_kernel)),
