@@ -15,12 +15,12 @@ from kbert_gui.fine_tuning_events import ProbePredicted
 from kbert_gui.worker import describe_error
 
 # Continued masked-LM pretraining (`kbert.pretraining.ContinuedPretraining`); the other
-# task names are `kbert.tasks.make_task`'s.
+# task names are `kbert.finetuning.make_adapter`'s.
 MASKED_LM = "masked-lm"
 
 
 class FineTuningJob:
-    """A run of `kbert.tasks.FineTuner` or `kbert.pretraining.PretrainingLoop` that
+    """A run of `kbert.finetuning.FineTuner` or `kbert.pretraining.PretrainingLoop` that
     reports its progress through a `Worker`.
 
     Call it with the worker (`context.run_training(job)` does): it builds the run,
@@ -44,7 +44,7 @@ class FineTuningJob:
         output_dir: the run folder (the model is saved in `output_dir/model`).
         train_path: the training file.
         evaluation_path: the evaluation file, or None.
-        columns: for classification, `make_task`'s column options (`text_column`,
+        columns: for classification, `make_adapter`'s column options (`text_column`,
             `pair_column`, `label_column`).
         settings: `FineTuningConfig` keyword arguments. For masked-LM pretraining they
             map onto a `PretrainingConfig`: `epochs` passes over the instances,
@@ -114,12 +114,12 @@ class FineTuningJob:
         return self._preset_folder(self.source) if self._preset_folder is not None else self.source
 
     def _fine_tune(self, worker):
-        from kbert.tasks import FineTuner
-        from kbert.tasks import FineTuningConfig
-        from kbert.tasks import make_task
+        from kbert.finetuning import FineTuner
+        from kbert.finetuning import FineTuningConfig
+        from kbert.finetuning import make_adapter
 
         config = FineTuningConfig(**self.settings)
-        task = make_task(self.task_name, **self.columns)
+        task = make_adapter(self.task_name, **self.columns)
         preset = self._preset()
         self._log(
             f"{'Resuming' if self.resume else 'Fine-tuning'} {preset} for {self.task_name} in {self.output_dir}."
@@ -185,7 +185,7 @@ class FineTuningJob:
 
 def predict_probe(model, task_name, probe):
     """The model's prediction for the probe, through the model's public method."""
-    from kbert.tasks.task_specs import task_spec
+    from kbert.finetuning.task_specs import task_spec
 
     return task_spec(task_name).predict(model, probe)
 

@@ -20,7 +20,7 @@ from PySide6.QtGui import QShortcut
 from PySide6.QtWidgets import QListWidgetItem
 from PySide6.QtWidgets import QMessageBox
 
-from kbert.tasks.task_specs import TASK_SPECS
+from kbert.finetuning.task_specs import TASK_SPECS
 from kbert.training.progress_events import EpochFinished
 from kbert.training.progress_events import StepFinished
 from kbert.training.progress_events import TrainingFinished

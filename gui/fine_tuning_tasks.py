@@ -1,6 +1,6 @@
 """What the fine-tuning tab says about each task, from kbert's task specs."""
 
-from kbert.tasks.task_specs import TASK_SPECS
+from kbert.finetuning.task_specs import TASK_SPECS
 
 # How a file dialog names each kind of training data (`TaskSpec.data_kind`).
 DATA_KIND_FILES = {

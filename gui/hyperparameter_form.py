@@ -1,4 +1,4 @@
-"""The settings of a fine-tuning run: `kbert.tasks.FineTuningConfig` as a form."""
+"""The settings of a fine-tuning run: `kbert.finetuning.FineTuningConfig` as a form."""
 
 import dataclasses
 import inspect
@@ -44,8 +44,8 @@ def describe_config(config_class=None):
     while Keras still loads; still called in a worker. The descriptions are the
     "Args:" entries of the class docstring, one paragraph per field.
     """
-    from kbert.tasks import PRECISIONS
-    from kbert.tasks import FineTuningConfig
+    from kbert.training.precisions import PRECISIONS
+    from kbert.finetuning import FineTuningConfig
 
     config_class = FineTuningConfig if config_class is None else config_class
     defaults = {field.name: field.default for field in dataclasses.fields(config_class)}

@@ -6,7 +6,7 @@ from PySide6.QtWidgets import QLineEdit
 from PySide6.QtWidgets import QPlainTextEdit
 from PySide6.QtWidgets import QWidget
 
-from kbert.tasks.task_specs import TASK_SPECS
+from kbert.finetuning.task_specs import TASK_SPECS
 
 # The inputs each task's probe needs.
 PROBE_FIELDS = {name: spec.probe_fields for name, spec in TASK_SPECS.items()}

@@ -3,7 +3,7 @@
 import dataclasses
 import pathlib
 
-from kbert.tasks.task_specs import TASK_SPECS
+from kbert.finetuning.task_specs import TASK_SPECS
 from kbert.training.run_state import CHECKPOINT_FILE
 from kbert_gui.fine_tuning_job import MASKED_LM
 from kbert_gui.run_record import RunRecord
@@ -91,10 +91,10 @@ def _data_difference(state, record, task, train, columns):
         if record is not None and pathlib.Path(record.train) != pathlib.Path(train):
             return f"was trained on {pathlib.Path(record.train).name}, not {pathlib.Path(train).name}"
         return None
-    from kbert.tasks import make_task
-    from kbert.tasks import training_data_fingerprint
+    from kbert.finetuning import make_adapter
+    from kbert.finetuning import training_data_fingerprint
 
-    form_task = make_task(task, **(columns or {}))
+    form_task = make_adapter(task, **(columns or {}))
     if state["task"] != form_task.options():
         return "read other columns of its training file"
     try:

@@ -10,7 +10,7 @@ import io
 import json
 import pathlib
 
-from kbert.tasks.task_specs import TASK_SPECS
+from kbert.finetuning.task_specs import TASK_SPECS
 from kbert_gui.column_mapping_form import CHOOSE_LABEL
 from kbert_gui.table_problems import error_line
 from kbert_gui.table_problems import table_problems
@@ -181,7 +181,7 @@ def _raw_table(path, file_format, has_header, max_rows, wanted_lines=()):
 
 def _load_table(path, columns, has_header, max_rows):
     from kbert.data import classification_label_names
-    from kbert.tasks.label_checks import check_several_labels
+    from kbert.finetuning.label_checks import check_several_labels
 
     suffix = pathlib.Path(path).suffix.lower()
     if suffix not in _TABLE_FORMATS:

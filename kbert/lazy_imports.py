@@ -1,6 +1,6 @@
 """Package `__init__`s that import their modules on first use of a name.
 
-`import kbert.tasks` (or any package using this) then costs nothing: Keras and the
+`import kbert.finetuning` (or any package using this) then costs nothing: Keras and the
 backends load only when a name that needs them is used, so `kbert --help`, the task
 specs and `BertConfig` stay instant and Keras-free.
 """
@@ -32,7 +32,7 @@ def lazy_attributes(package, public_names):
 
     Example (in a package's `__init__.py`):
 
-    >>> __getattr__, __dir__ = lazy_attributes(__name__, {"FineTuner": "kbert.tasks.fine_tuner"})
+    >>> __getattr__, __dir__ = lazy_attributes(__name__, {"FineTuner": "kbert.finetuning.fine_tuner"})
     """
 
     def __getattr__(name):

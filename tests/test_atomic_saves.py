@@ -383,7 +383,7 @@ def test_no_temporary_of_a_killed_checkpoint_write_survives_the_next_resume(tmp_
     from conftest import TINY
 
     from kbert.models import BertBackbone
-    from kbert.tasks import FineTuner, FineTuningConfig
+    from kbert.finetuning import FineTuner, FineTuningConfig
     from kbert.tokenizer.bert_tokenizer import BertTokenizer
 
     run = tmp_path / "run"

@@ -9,7 +9,7 @@ from kbert.models import BertBackbone
 from kbert.models import BertClassifier
 from kbert.models import BertQuestionAnswerer
 from kbert.models import BertTokenClassifier
-from kbert.tasks import BucketedDataset
+from kbert.preprocessing.bucketed_dataset import BucketedDataset
 from kbert.preprocessing.bucketed_dataset import IGNORED_LABEL
 
 

@@ -13,12 +13,12 @@ import pytest
 from test_finetune_acceptance import classification_examples
 from test_finetune_acceptance import make_tiny_preset
 
-from kbert.tasks import CancellationToken
-from kbert.tasks import ClassificationTask
-from kbert.tasks import FineTuner
-from kbert.tasks import FineTuningConfig
-from kbert.tasks import TrainingCheckpoint
-from kbert.tasks import training_data_fingerprint
+from kbert.training.cancellation_token import CancellationToken
+from kbert.finetuning import ClassificationAdapter
+from kbert.finetuning import FineTuner
+from kbert.finetuning import FineTuningConfig
+from kbert.training.training_checkpoint import TrainingCheckpoint
+from kbert.finetuning import training_data_fingerprint
 
 # Dropout stays on: resuming must restore its random state too.
 SMALL_MODEL = dict(
@@ -77,7 +77,7 @@ def _weights(model):
 
 def _run(preset, output, examples, resume=False, callback=None, token=None, config=CONFIG):
     tuner = FineTuner(
-        ClassificationTask(),
+        ClassificationAdapter(),
         preset,
         output,
         config,
@@ -139,7 +139,7 @@ def test_interrupted_and_resumed_training_reaches_the_same_weights(
     assert [entry["epoch"] for entry in result.history] == [1, 2]
 
 
-class ScriptedScores(ClassificationTask):
+class ScriptedScores(ClassificationAdapter):
     """Classification whose evaluation returns scripted accuracies, one per epoch."""
 
     def __init__(self, scores):

@@ -163,9 +163,9 @@ def test_eta_from_step_times():
 
 def test_the_gui_matches_kbert_names_and_defaults(tab):
     from kbert.pretraining.pretraining_loop import CHECKPOINT_FILE as PRETRAINING_CHECKPOINT
-    from kbert.tasks import TASK_NAMES
-    from kbert.tasks import FineTuningConfig
-    from kbert.tasks.fine_tuner import CHECKPOINT_FILE as FINE_TUNING_CHECKPOINT
+    from kbert.finetuning import TASK_NAMES
+    from kbert.finetuning import FineTuningConfig
+    from kbert.finetuning.fine_tuner import CHECKPOINT_FILE as FINE_TUNING_CHECKPOINT
 
     assert CHECKPOINT_FILE == FINE_TUNING_CHECKPOINT == PRETRAINING_CHECKPOINT
     assert set(TASK_NAMES) <= set(TASKS)

@@ -10,7 +10,7 @@ from kbert.inference import FillMaskResult
 from kbert.inference import MaskFill
 from kbert.inference import MaskPrediction
 from kbert.pretraining import PretrainingResult
-from kbert.tasks import FineTuningResult
+from kbert.finetuning import FineTuningResult
 
 from kbert_gui.fine_tuning_format import cancelled_line
 from kbert_gui.fine_tuning_format import describe_prediction

@@ -4,9 +4,9 @@ import keras
 import numpy as np
 import pytest
 
-from kbert.tasks import LinearWarmupDecay
-from kbert.tasks import create_optimizer
-from kbert.tasks import precision_policy
+from kbert.training.optimization import LinearWarmupDecay
+from kbert.training.optimization import create_optimizer
+from kbert.training.optimization import precision_policy
 
 
 def _value(schedule, step):
@@ -148,7 +148,8 @@ def test_precision_policy_rejects_unknown_names():
 
 
 def test_auto_precision_is_bfloat16_on_accelerators_and_float32_on_a_cpu(monkeypatch, caplog):
-    from kbert.tasks import FineTuningConfig, resolve_precision
+    from kbert.finetuning import FineTuningConfig
+    from kbert.training.optimization import resolve_precision
     from kbert.training import optimization
 
     from kbert.pretraining.pretraining_config import PretrainingConfig

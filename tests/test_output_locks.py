@@ -104,7 +104,7 @@ def test_preset_saves_and_exports_to_a_locked_folder_fail(tmp_path, holder):
 
 def test_training_runs_on_a_locked_output_fail_before_reading_anything(tmp_path, holder):
     from kbert.pretraining import PretrainingLoop
-    from kbert.tasks import FineTuner
+    from kbert.finetuning import FineTuner
 
     pid = holder(tmp_path / "run")
     with _refused_by(pid):

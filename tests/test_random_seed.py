@@ -67,7 +67,7 @@ FINE_TUNE_SCRIPT = r"""
 import json, sys
 sys.path.insert(0, sys.argv[1])
 from test_finetune_acceptance import classification_examples, make_tiny_preset
-from kbert.tasks import FineTuner, FineTuningConfig
+from kbert.finetuning import FineTuner, FineTuningConfig
 
 preset = make_tiny_preset(sys.argv[2] + "/preset", hidden_size=32, num_layers=1,
                           num_heads=2, intermediate_size=48, max_positions=16)

@@ -17,9 +17,9 @@ from test_finetune_resume import SMALL_MODEL
 from test_finetune_resume import TOTAL_STEPS
 
 from kbert.cli import main
-from kbert.tasks import CancellationToken
-from kbert.tasks import ClassificationTask
-from kbert.tasks import FineTuner
+from kbert.training.cancellation_token import CancellationToken
+from kbert.finetuning import ClassificationAdapter
+from kbert.finetuning import FineTuner
 from kbert.training import step_callback
 
 STEPS_PER_EPOCH = TOTAL_STEPS // CONFIG.epochs
@@ -56,7 +56,7 @@ class Interrupt:
 
 
 def _run(preset, output, train, evaluation, resume=False, callbacks=(), token=None):
-    tuner = FineTuner(ClassificationTask(), preset, output, CONFIG, list(callbacks), token)
+    tuner = FineTuner(ClassificationAdapter(), preset, output, CONFIG, list(callbacks), token)
     return tuner.run(train, evaluation, resume=resume)
 
 

@@ -12,7 +12,6 @@ from conftest import TINY
 from inference_helpers import VOCABULARY
 from inference_helpers import make_tokenizer
 from kbert.cli import main
-from kbert.models import BertAdamW
 from kbert.models import BertBackbone
 from kbert.models import BertClassifier
 from kbert.models import BertMaskedLM
@@ -21,6 +20,7 @@ from kbert.models import BertQuestionAnswerer
 from kbert.models import BertTask
 from kbert.models import BertTokenClassifier
 from kbert.preprocessing import MaskedLMPreprocessor
+from kbert.training import BertAdamW
 
 TEXTS = ["the cat sat on the mat", "a dog ran", "who is the cat", "paris is a city of france"]
 PAIRS = ["a dog", "the mat", "the cat sat", "north river"]

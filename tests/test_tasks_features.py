@@ -12,10 +12,10 @@ from kbert.data import ClassificationExample
 from kbert.data import QAExample
 from kbert.data import TokenClassificationExample
 from kbert.data.qa_windows import make_qa_windows
-from kbert.tasks import ClassificationTask
-from kbert.tasks import QuestionAnsweringTask
-from kbert.tasks import TokenClassificationTask
-from kbert.tasks import make_task
+from kbert.finetuning import ClassificationAdapter
+from kbert.finetuning import QuestionAnsweringAdapter
+from kbert.finetuning import TokenClassificationAdapter
+from kbert.finetuning import make_adapter
 from kbert.preprocessing.bucketed_dataset import IGNORED_LABEL
 from kbert.tokenizer import BertTokenizer
 
@@ -31,7 +31,7 @@ def _example(text, label, pair=None, line=2):
 
 def test_classification_features_match_the_tokenizer(tokenizer):
     examples = [_example("the cat sat", "neg"), _example("a good dog", "pos")]
-    task = ClassificationTask()
+    task = ClassificationAdapter()
     label_names = task.label_names(examples)
     assert label_names == ["neg", "pos"]
     features = task.features(examples, tokenizer, label_names, max_length=16)
@@ -43,7 +43,7 @@ def test_classification_features_match_the_tokenizer(tokenizer):
 
 def test_integer_labels_keep_numeric_order(tokenizer):
     examples = [_example("a", label) for label in ("10", "2", "1")]
-    task = ClassificationTask()
+    task = ClassificationAdapter()
     label_names = task.label_names(examples)
     assert label_names == ["1", "2", "10"]
     features = task.features(examples, tokenizer, label_names, max_length=8)
@@ -51,7 +51,7 @@ def test_integer_labels_keep_numeric_order(tokenizer):
 
 
 def test_pair_features_have_two_segments(tokenizer):
-    task = make_task("pair-classification", text_column="a", pair_column="b")
+    task = make_adapter("pair-classification", text_column="a", pair_column="b")
     assert task.name == "pair-classification"
     features = task.features([_example("the cat", "x", pair="a dog sat")], tokenizer, ["x"], 16)
     np.testing.assert_array_equal(features.segment_ids[0], [0, 0, 0, 0, 1, 1, 1, 1])
@@ -60,20 +60,20 @@ def test_pair_features_have_two_segments(tokenizer):
 def test_long_texts_are_truncated_with_a_warning(tokenizer, caplog):
     long_text = " ".join(["cat"] * 40)
     with caplog.at_level(logging.WARNING, logger="kbert"):
-        features = ClassificationTask().features([_example(long_text, "x")], tokenizer, ["x"], 16)
+        features = ClassificationAdapter().features([_example(long_text, "x")], tokenizer, ["x"], 16)
     assert len(features.token_ids[0]) == 16
     assert "truncated" in caplog.text
 
 
 def test_training_examples_need_labels():
     with pytest.raises(ValueError, match="line 7: the example has no label"):
-        ClassificationTask().label_names([_example("a", None, line=7)])
+        ClassificationAdapter().label_names([_example("a", None, line=7)])
 
 
 def test_training_data_needs_two_classes():
     examples = [_example("a", "x", line=2), _example("b", "x", line=3)]
     with pytest.raises(ValueError) as raised:
-        ClassificationTask(label_column="comment").label_names(examples, "train.csv")
+        ClassificationAdapter(label_column="comment").label_names(examples, "train.csv")
     assert str(raised.value) == (
         "train.csv has a single label, 'x', in column 'comment': a classifier needs at least "
         "two classes. Choose the column that holds the labels, or add examples of the other "
@@ -82,7 +82,7 @@ def test_training_data_needs_two_classes():
 
 
 def test_unseen_evaluation_label_is_named_with_its_line():
-    task = ClassificationTask()
+    task = ClassificationAdapter()
     with pytest.raises(ValueError, match=r"dev.csv, line 5: label 'maybe' does not occur"):
         task.check_labels(
             [_example("a", "pos", line=4), _example("b", "maybe", line=5)],
@@ -96,7 +96,7 @@ def test_token_labels_go_to_the_first_piece_of_each_word(tokenizer):
     example = TokenClassificationExample(
         ["Alice", "cats", "Amsterdam", "sat"], ["B-PER", "O", "B-LOC", "O"], 1
     )
-    task = TokenClassificationTask()
+    task = TokenClassificationAdapter()
     label_names = task.label_names([example])
     assert label_names == ["O", "B-LOC", "B-PER"]
     features = task.features([example], tokenizer, label_names, max_length=32)
@@ -111,7 +111,7 @@ def test_token_labels_go_to_the_first_piece_of_each_word(tokenizer):
 
 def test_punctuation_inside_a_word_stays_with_that_word(tokenizer):
     example = TokenClassificationExample(["cat.dog", "sat"], ["B-PER", "O"], 1)
-    features = TokenClassificationTask().features([example], tokenizer, ["O", "B-PER"], 32)
+    features = TokenClassificationAdapter().features([example], tokenizer, ["O", "B-PER"], 32)
     # "cat.dog" is three pieces (cat . dog), one word: only its first piece is labelled.
     np.testing.assert_array_equal(features.labels[0], [IGNORED_LABEL, 1, -100, -100, 0, -100])
     np.testing.assert_array_equal(features.word_positions[0], [1, 4])
@@ -121,13 +121,13 @@ def test_truncated_sentences_leave_the_cut_words_unlabelled(tokenizer, caplog):
     tokens = ["cat"] * 10
     example = TokenClassificationExample(tokens, ["O"] * 10, 3)
     with caplog.at_level(logging.WARNING, logger="kbert"):
-        features = TokenClassificationTask().features([example], tokenizer, ["O"], max_length=6)
+        features = TokenClassificationAdapter().features([example], tokenizer, ["O"], max_length=6)
     np.testing.assert_array_equal(features.word_positions[0], [1, 2, 3, 4] + [-1] * 6)
     assert "line 3" in caplog.text and "6 of 10 words" in caplog.text
 
 
 def test_unseen_evaluation_tag_is_named():
-    task = TokenClassificationTask()
+    task = TokenClassificationAdapter()
     example = TokenClassificationExample(["Rome"], ["B-GPE"], 9)
     with pytest.raises(ValueError, match=r"line 9: label 'B-GPE' does not occur"):
         task.check_labels([example], ["O", "B-LOC"], "dev.conll")
@@ -135,7 +135,7 @@ def test_unseen_evaluation_tag_is_named():
 
 def test_qa_labels_point_at_the_answer_in_every_window_that_holds_it(tokenizer):
     examples = qa_examples(30, seed=5, min_sentences=8, max_sentences=10)
-    features = QuestionAnsweringTask(doc_stride=24).features(examples, tokenizer, None, 64)
+    features = QuestionAnsweringAdapter(doc_stride=24).features(examples, tokenizer, None, 64)
     starts, ends = features.labels["start_logits"], features.labels["end_logits"]
     only_in_later_windows = 0
     for index, example in enumerate(examples):
@@ -163,18 +163,18 @@ def test_unanswerable_questions_point_at_cls(tokenizer):
     answered = QAExample(
         "a", "", "who is the king ?", "Bob is the king of Rome .", (Answer("Bob", 0),), False
     )
-    features = QuestionAnsweringTask().features([example, answered], tokenizer, None, 64)
+    features = QuestionAnsweringAdapter().features([example, answered], tokenizer, None, 64)
     np.testing.assert_array_equal(features.labels["start_logits"], [0, 7])
     np.testing.assert_array_equal(features.labels["end_logits"], [0, 7])
 
 
 def test_make_task_checks_names_and_options():
-    assert make_task("classification", text_column="sentence").text_column == "sentence"
-    assert make_task("pair-classification").pair_column == "pair"
-    assert make_task("qa", doc_stride=None).doc_stride == 128
+    assert make_adapter("classification", text_column="sentence").text_column == "sentence"
+    assert make_adapter("pair-classification").pair_column == "pair"
+    assert make_adapter("qa", doc_stride=None).doc_stride == 128
     with pytest.raises(ValueError, match="must be one of"):
-        make_task("summarization")
+        make_adapter("summarization")
     with pytest.raises(ValueError, match="doc_stride"):
-        make_task("classification", doc_stride=3)
+        make_adapter("classification", doc_stride=3)
     with pytest.raises(ValueError, match="pair-classification"):
-        make_task("classification", pair_column="b")
+        make_adapter("classification", pair_column="b")

@@ -4,7 +4,8 @@ import keras
 import numpy as np
 from conftest import TINY, make_inputs
 
-from kbert.models import BertBackbone, BertPretrainer, BertTokenClassifier, IgnoreClassAccuracy
+from kbert.models import BertBackbone, BertPretrainer, BertTokenClassifier
+from kbert.training import IgnoreClassAccuracy
 from kbert.pretraining.pretraining_objective import PretrainingObjective, pretraining_metrics
 
 PREDICTIONS = 6

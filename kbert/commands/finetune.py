@@ -1,4 +1,4 @@
-"""`kbert finetune`: fine-tune a preset on labelled data; `kbert.tasks.FineTuner` does the work.
+"""`kbert finetune`: fine-tune a preset on labelled data; `kbert.finetuning.FineTuner` does the work.
 
 Also home of the task arguments `kbert evaluate` shares (`add_task_arguments`,
 `task_from_arguments`).
@@ -12,8 +12,8 @@ from kbert.commands import EXIT_OK
 from kbert.commands import MODEL_HELP
 from kbert.commands.training_progress import TrainingProgressBar
 from kbert.commands.training_progress import format_value
-from kbert.tasks.task_specs import TASK_NAMES
-from kbert.tasks.task_specs import TASK_SPECS
+from kbert.finetuning.task_specs import TASK_NAMES
+from kbert.finetuning.task_specs import TASK_SPECS
 from kbert.training.precisions import PRECISIONS
 from kbert.training.precisions import PRECISION_HELP
 
@@ -79,8 +79,8 @@ def _column(value):
 
 
 def task_from_arguments(args, metric=None):
-    """The `FineTuningTask` the arguments describe."""
-    from kbert.tasks import make_task
+    """The `FineTuningAdapter` the arguments describe."""
+    from kbert.finetuning import make_adapter
 
     if args.task in ("classification", "pair-classification"):
         options = dict(
@@ -93,10 +93,10 @@ def task_from_arguments(args, metric=None):
             options["pair_column"] = _column(args.pair_column)
         elif args.pair_column is not None:
             raise ValueError("--pair-column is for --task pair-classification.")
-        return make_task(args.task, **options)
+        return make_adapter(args.task, **options)
     if args.task == "token-classification":
-        return make_task(args.task, token_column=args.token_column, tag_column=args.tag_column)
-    return make_task(args.task, doc_stride=args.doc_stride)
+        return make_adapter(args.task, token_column=args.token_column, tag_column=args.tag_column)
+    return make_adapter(args.task, doc_stride=args.doc_stride)
 
 
 def add_parser(subparsers):
@@ -209,8 +209,8 @@ def _cancel_on_interrupt(token):
 
 
 def run(args):
-    from kbert.tasks import CancellationToken
-    from kbert.tasks import FineTuningConfig
+    from kbert.training.cancellation_token import CancellationToken
+    from kbert.finetuning import FineTuningConfig
     from kbert.training import ProgressEvents
     from kbert.training.optimization import describe_precision
 
@@ -260,7 +260,7 @@ def _runner(args, config, progress, token):
         return ContinuedPretraining(
             args.model, args.output, config.to_dict(), [progress], token
         )
-    from kbert.tasks import FineTuner
+    from kbert.finetuning import FineTuner
 
     task = task_from_arguments(args, metric=args.metric)
     return FineTuner(task, args.model, args.output, config, [progress], token)

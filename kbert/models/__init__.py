@@ -5,7 +5,6 @@ model of any checkpoint folder or model source.
 """
 
 from kbert.architecture.bert_config import BertConfig
-from kbert.models.bert_adamw import BertAdamW
 from kbert.models.bert_backbone import BertBackbone
 from kbert.models.bert_classifier import BertClassifier
 from kbert.models.bert_masked_lm import BertMaskedLM
@@ -14,11 +13,9 @@ from kbert.models.bert_question_answerer import BertQuestionAnswerer
 from kbert.models.bert_task import BertTask
 from kbert.models.bert_task import load_task
 from kbert.models.bert_token_classifier import BertTokenClassifier
-from kbert.models.ignore_class_accuracy import IgnoreClassAccuracy
 from kbert.models.preset_loading import load_checkpoint
 
 __all__ = [
-    "BertAdamW",
     "BertBackbone",
     "BertClassifier",
     "BertConfig",
@@ -27,7 +24,6 @@ __all__ = [
     "BertQuestionAnswerer",
     "BertTask",
     "BertTokenClassifier",
-    "IgnoreClassAccuracy",
     "load_checkpoint",
     "load_task",
 ]

@@ -5,9 +5,9 @@ import warnings
 import keras
 import numpy as np
 
-from kbert.models.bert_adamw import BertAdamW
 from kbert.models.bert_backbone import BertBackbone
 from kbert.models.input_validation import validate_inputs
+from kbert.training.bert_adamw import BertAdamW
 
 logger = logging.getLogger("kbert.models")
 

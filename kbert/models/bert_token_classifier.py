@@ -1,9 +1,9 @@
 import keras
 
 from kbert.models.bert_task import BertTask
-from kbert.models.ignore_class_accuracy import IgnoreClassAccuracy
 from kbert.models.label_head import LabelHead
 from kbert.preprocessing.token_classifier_preprocessor import TokenClassifierPreprocessor
+from kbert.training.ignore_class_accuracy import IgnoreClassAccuracy
 
 
 @keras.saving.register_keras_serializable(package="kbert")

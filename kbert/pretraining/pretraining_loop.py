@@ -60,7 +60,7 @@ class PretrainingLoop:
     run, `logs` Keras' running means since the run started (a resumed run continues
     the interrupted one's), with the names of
     `pretraining_metrics`) and `on_train_end(result)`. They run on the training
-    thread. `cancellation` (a `threading.Event` or `kbert.tasks.CancellationToken`)
+    thread. `cancellation` (a `threading.Event` or `kbert.finetuning.CancellationToken`)
     is checked after every batch: when set, the run writes a checkpoint and returns
     a result with status "cancelled".
 

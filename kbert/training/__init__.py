@@ -1,4 +1,4 @@
-"""What fine-tuning (`kbert.tasks`) and pretraining (`kbert.pretraining`) both stand on.
+"""What fine-tuning (`kbert.finetuning`) and pretraining (`kbert.pretraining`) both stand on.
 
 - `create_optimizer`, `LinearWarmupDecay`, `precision_policy`: AdamW or LAMB on BERT's
   warm-up/decay schedule, no decay on LayerNorm and biases, precision "auto";
@@ -16,7 +16,9 @@ from kbert.lazy_imports import names_by_module
 
 _PUBLIC_NAMES = names_by_module(
     {
+        "kbert.training.bert_adamw": ("BertAdamW",),
         "kbert.training.cancellation_token": ("CancellationToken",),
+        "kbert.training.ignore_class_accuracy": ("IgnoreClassAccuracy",),
         "kbert.training.optimization": (
             "LinearWarmupDecay",
             "OPTIMIZERS",

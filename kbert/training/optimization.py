@@ -23,9 +23,9 @@ import keras
 from keras import ops
 
 from kbert.argument_checks import check_positive_int
-from kbert.models.bert_adamw import NO_DECAY_VARIABLE_NAMES
 from kbert.platform_support import describe_device
 from kbert.platform_support import runs_on_accelerator
+from kbert.training.bert_adamw import NO_DECAY_VARIABLE_NAMES
 from kbert.training.precisions import PRECISIONS
 
 logger = logging.getLogger("kbert.training")
@@ -196,7 +196,7 @@ def precision_policy(precision):
 
     Keras layers read the global policy when they are created, so models built in
     the block keep it; the previous global policy is restored on exit. The choice is
-    logged (INFO, logger "kbert.tasks").
+    logged (INFO, logger "kbert.finetuning").
 
     Args:
         precision: one of `PRECISIONS` ("auto": see `resolve_precision`). Under

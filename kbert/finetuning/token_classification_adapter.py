@@ -5,12 +5,12 @@ import numpy as np
 from kbert.metrics import entity_scores
 from kbert.preprocessing.token_classifier_preprocessor import OUTSIDE_TAG
 from kbert.preprocessing.token_classifier_preprocessor import TokenClassifierPreprocessor
-from kbert.tasks.fine_tuning_task import FineTuningTask
-from kbert.tasks.fine_tuning_task import model_limits
-from kbert.tasks.fine_tuning_task import predict_features
-from kbert.tasks.task_specs import task_spec
+from kbert.finetuning.fine_tuning_adapter import FineTuningAdapter
+from kbert.finetuning.fine_tuning_adapter import model_limits
+from kbert.finetuning.fine_tuning_adapter import predict_features
+from kbert.finetuning.task_specs import task_spec
 
-class TokenClassificationTask(FineTuningTask):
+class TokenClassificationAdapter(FineTuningAdapter):
     """Tagging words with BIO / IOB2 / BIOES labels, scored by entity F1.
 
     The words of a sentence are joined with spaces and tokenized once; character

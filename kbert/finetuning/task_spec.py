@@ -8,9 +8,9 @@ import importlib
 class TaskSpec:
     """One task kbert fine-tunes on, as plain data (importing it loads no Keras).
 
-    `kbert.tasks.make_task`, `kbert finetune --task`, the app's task list, its data
+    `kbert.finetuning.make_adapter`, `kbert finetune --task`, the app's task list, its data
     preview, column mapping and probe all read these fields; adding a task is one more
-    `TaskSpec` in `kbert.tasks.task_specs` plus its adapter class and head.
+    `TaskSpec` in `kbert.finetuning.task_specs` plus its adapter class and head.
 
     Attributes:
         name: the name users type ("classification", "qa", ...).
@@ -24,7 +24,7 @@ class TaskSpec:
         head: the task model's class name in `kbert.models`.
         metrics: the scores evaluation reports, the selection metric first.
         probe_fields: the inputs of a probe (an example predicted while training).
-        adapter: "module:Class" of the `FineTuningTask` that trains it, or None for a
+        adapter: "module:Class" of the `FineTuningAdapter` that trains it, or None for a
             task another loop runs (continued pretraining: `kbert.pretraining`).
         adapter_options: fixed options of the adapter (e.g. the pair column).
     """
@@ -52,7 +52,7 @@ class TaskSpec:
         return self.adapter is None
 
     def adapter_class(self):
-        """The `FineTuningTask` class (imported now: it may load Keras)."""
+        """The `FineTuningAdapter` class (imported now: it may load Keras)."""
         if self.adapter is None:
             raise ValueError(f"The task {self.name!r} is run by kbert.pretraining, not FineTuner.")
         module, _, name = self.adapter.partition(":")

@@ -2,15 +2,15 @@
 
 from kbert.metrics import squad_scores
 from kbert.preprocessing.question_answerer_preprocessor import QuestionAnswererPreprocessor
-from kbert.tasks.fine_tuning_task import FineTuningTask
-from kbert.tasks.fine_tuning_task import model_limits
-from kbert.tasks.task_specs import task_spec
+from kbert.finetuning.fine_tuning_adapter import FineTuningAdapter
+from kbert.finetuning.fine_tuning_adapter import model_limits
+from kbert.finetuning.task_specs import task_spec
 
 # SQuAD scores in percent, as the official script reports them.
 QA_METRICS = task_spec("qa").metrics
 
 
-class QuestionAnsweringTask(FineTuningTask):
+class QuestionAnsweringAdapter(FineTuningAdapter):
     """SQuAD v1.1 / v2.0 question answering.
 
     Each example becomes one training row per window of its context (see

@@ -6,7 +6,7 @@ from kbert.preprocessing.bucketed_dataset import BucketedDataset
 from kbert.preprocessing.length_buckets import length_buckets
 
 
-class FineTuningTask:
+class FineTuningAdapter:
     """Base of the task adapters `FineTuner` drives.
 
     A subclass knows how to read its examples from a file, which labels they use,

@@ -1,11 +1,11 @@
-"""The task adapters behind the task names (`kbert.tasks.task_specs`)."""
+"""The task adapters behind the task names (`kbert.finetuning.task_specs`)."""
 
 import inspect
 
-from kbert.tasks.task_specs import task_spec
+from kbert.finetuning.task_specs import task_spec
 
 
-def make_task(name, **options):
+def make_adapter(name, **options):
     """The task adapter for `name`, one of `TASK_NAMES` other than "masked-lm".
 
     Args:
@@ -16,7 +16,7 @@ def make_task(name, **options):
 
     Example:
 
-    >>> make_task("pair-classification", text_column="premise", pair_column="hypothesis")
+    >>> make_adapter("pair-classification", text_column="premise", pair_column="hypothesis")
     """
     spec = task_spec(name)
     if spec.runs_pretraining:

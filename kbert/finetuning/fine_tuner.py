@@ -11,15 +11,15 @@ import keras
 from kbert.files.exclusive_output import exclusive_output
 from kbert.preprocessing.bucketed_dataset import BucketedDataset
 from kbert.preprocessing.length_buckets import length_buckets
-from kbert.tasks.fine_tuning_config import FineTuningConfig
-from kbert.tasks.fine_tuning_config import RESUMABLE_CHANGES
-from kbert.tasks.fine_tuning_result import CANCELLED
-from kbert.tasks.fine_tuning_result import COMPLETED
-from kbert.tasks.fine_tuning_result import FineTuningResult
-from kbert.tasks.fine_tuning_result import STOPPED_EARLY
-from kbert.tasks.fine_tuning_task import FineTuningTask
-from kbert.tasks.fine_tuning_task import model_limits
-from kbert.tasks.task_registry import make_task
+from kbert.finetuning.fine_tuning_config import FineTuningConfig
+from kbert.finetuning.fine_tuning_config import RESUMABLE_CHANGES
+from kbert.finetuning.fine_tuning_result import CANCELLED
+from kbert.finetuning.fine_tuning_result import COMPLETED
+from kbert.finetuning.fine_tuning_result import FineTuningResult
+from kbert.finetuning.fine_tuning_result import STOPPED_EARLY
+from kbert.finetuning.fine_tuning_adapter import FineTuningAdapter
+from kbert.finetuning.fine_tuning_adapter import model_limits
+from kbert.finetuning.adapter_registry import make_adapter
 from kbert.training.optimization import create_optimizer
 from kbert.training.optimization import precision_policy
 from kbert.training.random_seed import set_random_seed
@@ -29,7 +29,7 @@ from kbert.training.run_state import start_state
 from kbert.training.step_callback import StepCallback
 from kbert.training.training_checkpoint import TrainingCheckpoint
 
-logger = logging.getLogger("kbert.tasks")
+logger = logging.getLogger("kbert.finetuning")
 
 
 
@@ -60,13 +60,13 @@ class FineTuner:
     `config.seed`, so that a new head starts the same on every run.
 
     Args:
-        task: a `FineTuningTask` or a task name ("classification",
+        task: a `FineTuningAdapter` or a task name ("classification",
             "pair-classification", "token-classification", "qa").
         preset: the preset (folder or name) to start from; it needs a vocabulary.
         output_dir: folder for the best model and the training checkpoint. A new run
             needs it empty or absent.
         config: a `FineTuningConfig`; None for the defaults.
-        callbacks: `FineTuningCallback`s (or objects with some of its methods).
+        callbacks: `kbert.training.TrainingCallback`s (or objects with some of its methods).
         cancellation: an object with `is_set()`, checked after every batch.
 
     Example:
@@ -78,10 +78,10 @@ class FineTuner:
     """
 
     def __init__(self, task, preset, output_dir, config=None, callbacks=(), cancellation=None):
-        self.task = make_task(task) if isinstance(task, str) else task
-        if not isinstance(self.task, FineTuningTask):
+        self.task = make_adapter(task) if isinstance(task, str) else task
+        if not isinstance(self.task, FineTuningAdapter):
             raise ValueError(
-                f"`task` must be a task name or a FineTuningTask. Received: task={task!r}"
+                f"`task` must be a task name or a FineTuningAdapter. Received: task={task!r}"
             )
         self.preset = preset
         self.output_dir = pathlib.Path(output_dir).expanduser()

@@ -1,6 +1,6 @@
 """The tasks kbert fine-tunes on, declared once (no Keras import: see `TaskSpec`)."""
 
-from kbert.tasks.task_spec import TaskSpec
+from kbert.finetuning.task_spec import TaskSpec
 
 TABLE_TYPES = ("csv", "tsv", "jsonl", "json", "ndjson")
 
@@ -17,7 +17,7 @@ TASK_SPECS = {
             head="BertClassifier",
             metrics=("accuracy", "macro_f1", "matthews_corrcoef"),
             probe_fields=("text",),
-            adapter="kbert.tasks.classification_task:ClassificationTask",
+            adapter="kbert.finetuning.classification_adapter:ClassificationAdapter",
         ),
         TaskSpec(
             name="pair-classification",
@@ -29,7 +29,7 @@ TASK_SPECS = {
             head="BertClassifier",
             metrics=("accuracy", "macro_f1", "matthews_corrcoef"),
             probe_fields=("text", "pair"),
-            adapter="kbert.tasks.classification_task:ClassificationTask",
+            adapter="kbert.finetuning.classification_adapter:ClassificationAdapter",
             adapter_options=(("pair_column", "pair"),),
         ),
         TaskSpec(
@@ -42,7 +42,7 @@ TASK_SPECS = {
             head="BertTokenClassifier",
             metrics=("f1", "precision", "recall"),
             probe_fields=("text",),
-            adapter="kbert.tasks.token_classification_task:TokenClassificationTask",
+            adapter="kbert.finetuning.token_classification_adapter:TokenClassificationAdapter",
         ),
         TaskSpec(
             name="qa",
@@ -54,7 +54,7 @@ TASK_SPECS = {
             head="BertQuestionAnswerer",
             metrics=("exact_match", "f1"),
             probe_fields=("question", "context"),
-            adapter="kbert.tasks.question_answering_task:QuestionAnsweringTask",
+            adapter="kbert.finetuning.question_answering_adapter:QuestionAnsweringAdapter",
         ),
         TaskSpec(
             name="masked-lm",

@@ -6,16 +6,16 @@ from kbert.metrics import accuracy
 from kbert.metrics import macro_f1
 from kbert.metrics import matthews_corrcoef
 from kbert.preprocessing.text_classifier_preprocessor import TextClassifierPreprocessor
-from kbert.tasks.fine_tuning_task import FineTuningTask
-from kbert.tasks.fine_tuning_task import model_limits
-from kbert.tasks.fine_tuning_task import predict_features
-from kbert.tasks.label_checks import check_several_labels
-from kbert.tasks.task_specs import task_spec
+from kbert.finetuning.fine_tuning_adapter import FineTuningAdapter
+from kbert.finetuning.fine_tuning_adapter import model_limits
+from kbert.finetuning.fine_tuning_adapter import predict_features
+from kbert.finetuning.label_checks import check_several_labels
+from kbert.finetuning.task_specs import task_spec
 
 CLASSIFICATION_METRICS = task_spec("classification").metrics
 
 
-class ClassificationTask(FineTuningTask):
+class ClassificationAdapter(FineTuningAdapter):
     """Classification of one text, or of a text pair when `pair_column` is given.
 
     Labels are strings; when every label reads as an integer ("0", "1", "10") the

@@ -1,0 +1,34 @@
+"""Fine-tuning shared by the CLI and the GUI: task specs, task adapters and the trainer.
+
+Plain Keras underneath: `FineTuner` calls `model.fit` on a `BucketedDataset` with the
+optimiser of `kbert.training.create_optimizer`, adding evaluation, best-model keeping,
+early stopping, resumable checkpoints, progress callbacks and cancellation. What each
+task is (its name, data, columns, head, metrics, probe) is declared once in
+`kbert.finetuning.task_specs`; a `FineTuningAdapter` per task reads its data, builds its
+features and scores a model (`make_adapter(name)` gives the one for a task name).
+
+May import `kbert.training`, `kbert.models`, `kbert.preprocessing`, `kbert.inference`,
+`kbert.data` and `kbert.metrics`. Names load lazily (`kbert.lazy_imports`): importing
+the task specs imports no Keras.
+"""
+
+from kbert.lazy_imports import lazy_attributes
+from kbert.lazy_imports import names_by_module
+
+_PUBLIC_NAMES = names_by_module(
+    {
+        "kbert.finetuning.adapter_registry": ("make_adapter",),
+        "kbert.finetuning.classification_adapter": ("ClassificationAdapter",),
+        "kbert.finetuning.fine_tuner": ("FineTuner", "training_data_fingerprint"),
+        "kbert.finetuning.fine_tuning_adapter": ("FineTuningAdapter",),
+        "kbert.finetuning.fine_tuning_config": ("FineTuningConfig",),
+        "kbert.finetuning.fine_tuning_result": ("FineTuningResult",),
+        "kbert.finetuning.question_answering_adapter": ("QuestionAnsweringAdapter",),
+        "kbert.finetuning.task_spec": ("TaskSpec",),
+        "kbert.finetuning.task_specs": ("TASK_NAMES", "TASK_SPECS", "task_spec"),
+        "kbert.finetuning.token_classification_adapter": ("TokenClassificationAdapter",),
+    }
+)
+
+__all__ = sorted(_PUBLIC_NAMES)
+__getattr__, __dir__ = lazy_attributes(__name__, _PUBLIC_NAMES)
