@@ -16,8 +16,8 @@ from kbert.inference.classification import classify
 from kbert.inference.embedding import embed
 from kbert.inference.fill_mask import fill_mask
 from kbert.inference.question_answering import answer
-from kbert.inference.results import Answer
 from kbert.inference.results import AnswerResult
+from kbert.inference.results import AnswerSpan
 from kbert.inference.results import Classification
 from kbert.inference.results import EntitySpan
 from kbert.inference.results import FillMaskResult
@@ -37,8 +37,8 @@ from kbert.preprocessing.length_buckets import length_buckets
 from kbert.preprocessing.length_buckets import pad_to_bucket
 
 __all__ = [
-    "Answer",
     "AnswerResult",
+    "AnswerSpan",
     "AttentionMap",
     "Classification",
     "DEFAULT_LENGTH_BUCKETS",

@@ -16,8 +16,6 @@ from kbert.preprocessing.length_buckets import length_buckets
 from kbert.preprocessing.length_buckets import pad_rows
 from kbert.preprocessing.length_buckets import power_of_two_bucket
 
-DEFAULT_BATCH_SIZE = 32
-
 
 def resolve_tokenizer(model, tokenizer):
     """`tokenizer`, else `model.tokenizer`; checked against the model's vocabulary."""

@@ -1,6 +1,8 @@
 import keras
 
+from kbert.inference.classification import classify
 from kbert.models.bert_task import BertTask
+from kbert.models.inference_method import InferenceMethod
 from kbert.models.label_head import LabelHead
 from kbert.preprocessing.text_classifier_preprocessor import TextClassifierPreprocessor
 
@@ -26,6 +28,8 @@ class BertClassifier(BertTask):
     head_layer_names = ("classifier_head",)
     preprocessor_class = TextClassifierPreprocessor
     fine_tuning_task = "classification"
+    # `model.classify(...)` is `kbert.inference.classify(model, model.tokenizer, ...)`.
+    classify = InferenceMethod(classify)
 
     def __init__(self, backbone, num_classes=None, label_names=None, dropout=None, **kwargs):
         head = LabelHead(backbone, num_classes, label_names, dropout, name="classifier")
@@ -35,31 +39,6 @@ class BertClassifier(BertTask):
         self._finish_init(backbone, inputs, outputs, **kwargs)
         # === Config ===
         self.num_classes, self.label_names, self.dropout = head.config()
-
-    def classify(self, text_or_texts, pairs=None, tokenizer=None, batch_size=32):
-        """Label probabilities for one or several texts (or text pairs).
-
-        See `kbert.inference.classify` for the details.
-
-        Args:
-            text_or_texts: a string or a list of strings.
-            pairs: None, or the second text of each pair (string or list).
-            tokenizer: overrides `self.tokenizer`.
-            batch_size: texts per forward pass.
-
-        Returns:
-            A `kbert.inference.Classification` for a string, a list for a list;
-            labels are `label_names`, else "0", "1", ...
-
-        Examples:
-
-        >>> model = BertClassifier.from_preset("path/to/preset")
-        >>> model.classify("A wonderful film.").label
-        'positive'
-        """
-        from kbert.inference.classification import classify
-
-        return classify(self, tokenizer, text_or_texts, pairs=pairs, batch_size=batch_size)
 
     def preprocessor_arguments(self):
         return {"label_names": self.label_names, "num_classes": self.num_classes}

@@ -1,6 +1,8 @@
 import keras
 
+from kbert.inference.token_tagging import tag
 from kbert.models.bert_task import BertTask
+from kbert.models.inference_method import InferenceMethod
 from kbert.models.label_head import LabelHead
 from kbert.preprocessing.token_classifier_preprocessor import TokenClassifierPreprocessor
 from kbert.training.ignore_class_accuracy import IgnoreClassAccuracy
@@ -27,6 +29,8 @@ class BertTokenClassifier(BertTask):
     head_layer_names = ("token_classifier_head",)
     preprocessor_class = TokenClassifierPreprocessor
     fine_tuning_task = "token-classification"
+    # `model.tag(...)` is `kbert.inference.tag(model, model.tokenizer, ...)`.
+    tag = InferenceMethod(tag)
 
     def __init__(self, backbone, num_classes=None, label_names=None, dropout=None, **kwargs):
         head = LabelHead(backbone, num_classes, label_names, dropout, name="token_classifier")
@@ -36,34 +40,6 @@ class BertTokenClassifier(BertTask):
         self._finish_init(backbone, inputs, outputs, **kwargs)
         # === Config ===
         self.num_classes, self.label_names, self.dropout = head.config()
-
-    def tag(self, text_or_texts, aggregation="first", tokenizer=None, batch_size=32):
-        """The entity spans of one or several texts.
-
-        See `kbert.inference.tag` for the details.
-
-        Args:
-            text_or_texts: a string or a list of strings.
-            aggregation: "first" (a word's label from its first sub-word, as in
-                training) or "average" (mean over its sub-words).
-            tokenizer: overrides `self.tokenizer`.
-            batch_size: texts per forward pass.
-
-        Returns:
-            A list of `kbert.inference.EntitySpan` for a string, a list of such
-            lists for a list; `text[span.start:span.end] == span.text`.
-
-        Examples:
-
-        >>> model = BertTokenClassifier.from_preset("path/to/preset")
-        >>> [(span.label, span.text) for span in model.tag("Ada visited Paris.")]
-        [('PER', 'Ada'), ('LOC', 'Paris')]
-        """
-        from kbert.inference.token_tagging import tag
-
-        return tag(
-            self, tokenizer, text_or_texts, aggregation=aggregation, batch_size=batch_size
-        )
 
     def default_loss(self):
         return keras.losses.SparseCategoricalCrossentropy(from_logits=True, ignore_class=-100)

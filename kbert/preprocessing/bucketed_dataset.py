@@ -6,6 +6,7 @@ import keras
 import numpy as np
 
 from kbert.argument_checks import check_positive_int
+from kbert.preprocessing.length_buckets import DEFAULT_BATCH_SIZE
 from kbert.preprocessing.length_buckets import bucket_length
 from kbert.preprocessing.length_buckets import length_buckets
 
@@ -68,7 +69,7 @@ class BucketedDataset(keras.utils.PyDataset):
         token_ids,
         segment_ids=None,
         labels=None,
-        batch_size=32,
+        batch_size=DEFAULT_BATCH_SIZE,
         buckets=None,
         shuffle=True,
         seed=0,
