@@ -1,14 +1,13 @@
 import keras
 
 from kbert.inference.classification import classify
-from kbert.models.bert_task import BertTask
 from kbert.models.inference_method import InferenceMethod
-from kbert.models.label_head import LabelHead
+from kbert.models.label_task import LabelTask
 from kbert.preprocessing.text_classifier_preprocessor import TextClassifierPreprocessor
 
 
 @keras.saving.register_keras_serializable(package="kbert")
-class BertClassifier(BertTask):
+class BertClassifier(LabelTask):
     """Classifies one text or a text pair from the pooled [CLS] representation.
 
     Inputs: the backbone's dict (a pair is packed by the tokenizer with segment ids),
@@ -25,27 +24,10 @@ class BertClassifier(BertTask):
             `hidden_dropout`, as in BERT.
     """
 
+    head_input = "pooled_output"
+    head_name = "classifier"
     head_layer_names = ("classifier_head",)
     preprocessor_class = TextClassifierPreprocessor
     fine_tuning_task = "classification"
     # `model.classify(...)` is `kbert.inference.classify(model, model.tokenizer, ...)`.
     classify = InferenceMethod(classify)
-
-    def __init__(self, backbone, num_classes=None, label_names=None, dropout=None, **kwargs):
-        head = LabelHead(backbone, num_classes, label_names, dropout, name="classifier")
-        # === Functional model ===
-        inputs = self._task_inputs(backbone)
-        outputs = head(backbone(inputs)["pooled_output"])
-        self._finish_init(backbone, inputs, outputs, **kwargs)
-        # === Config ===
-        self.num_classes, self.label_names, self.dropout = head.config()
-
-    def preprocessor_arguments(self):
-        return {"label_names": self.label_names, "num_classes": self.num_classes}
-
-    def task_config(self):
-        return {
-            "num_classes": self.num_classes,
-            "label_names": self.label_names,
-            "dropout": self.dropout,
-        }

@@ -1,15 +1,14 @@
 import keras
 
 from kbert.inference.token_tagging import tag
-from kbert.models.bert_task import BertTask
 from kbert.models.inference_method import InferenceMethod
-from kbert.models.label_head import LabelHead
+from kbert.models.label_task import LabelTask
 from kbert.preprocessing.token_classifier_preprocessor import TokenClassifierPreprocessor
 from kbert.training.ignore_class_accuracy import IgnoreClassAccuracy
 
 
 @keras.saving.register_keras_serializable(package="kbert")
-class BertTokenClassifier(BertTask):
+class BertTokenClassifier(LabelTask):
     """Labels every token (named entities, part of speech, ...).
 
     Inputs: the backbone's dict, or, in `fit`/`evaluate`/`predict`, raw examples: lists
@@ -26,33 +25,16 @@ class BertTokenClassifier(BertTask):
         dropout: dropout before the tagging layer; defaults to the backbone's.
     """
 
+    head_input = "sequence_output"
+    head_name = "token_classifier"
     head_layer_names = ("token_classifier_head",)
     preprocessor_class = TokenClassifierPreprocessor
     fine_tuning_task = "token-classification"
     # `model.tag(...)` is `kbert.inference.tag(model, model.tokenizer, ...)`.
     tag = InferenceMethod(tag)
 
-    def __init__(self, backbone, num_classes=None, label_names=None, dropout=None, **kwargs):
-        head = LabelHead(backbone, num_classes, label_names, dropout, name="token_classifier")
-        # === Functional model ===
-        inputs = self._task_inputs(backbone)
-        outputs = head(backbone(inputs)["sequence_output"])
-        self._finish_init(backbone, inputs, outputs, **kwargs)
-        # === Config ===
-        self.num_classes, self.label_names, self.dropout = head.config()
-
     def default_loss(self):
         return keras.losses.SparseCategoricalCrossentropy(from_logits=True, ignore_class=-100)
 
     def default_metrics(self):
         return [IgnoreClassAccuracy(ignore_class=-100, name="accuracy")]
-
-    def preprocessor_arguments(self):
-        return {"label_names": self.label_names, "num_classes": self.num_classes}
-
-    def task_config(self):
-        return {
-            "num_classes": self.num_classes,
-            "label_names": self.label_names,
-            "dropout": self.dropout,
-        }

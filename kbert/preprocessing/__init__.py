@@ -16,7 +16,14 @@ _PUBLIC_NAMES = names_by_module(
     {
         "kbert.preprocessing.bert_preprocessor": ("BertPreprocessor",),
         "kbert.preprocessing.bucketed_dataset": ("BucketedDataset",),
-        "kbert.preprocessing.length_buckets": ("DEFAULT_BATCH_SIZE",),
+        "kbert.preprocessing.length_buckets": (
+            "DEFAULT_BATCH_SIZE",
+            "DEFAULT_LENGTH_BUCKETS",
+            "INFERENCE_LENGTH_BUCKETS",
+            "bucket_length",
+            "length_buckets",
+            "pad_to_bucket",
+        ),
         "kbert.preprocessing.masked_lm_preprocessor": ("MaskedLMPreprocessor",),
         "kbert.preprocessing.pretrainer_preprocessor": ("PretrainerPreprocessor",),
         "kbert.preprocessing.question_answerer_preprocessor": ("QuestionAnswererPreprocessor",),
