@@ -53,7 +53,7 @@ def embed(
         texts: a string or a list of strings. Texts longer than the model's limit
             are truncated with a warning.
         pairs: None, or the second text of each pair (a string for a string, a
-            list as long as `texts` for a list), packed as `[CLS] a [SEP] b [SEP]`.
+            list as long as `texts` for a list), as `[CLS] a [SEP] b [SEP]`.
         layers: indices into the `num_layers + 1` hidden states: 0 is the
             embeddings output, 1 to `num_layers` the encoder blocks' outputs;
             negative indices count from the end (-1 is the last block). An int

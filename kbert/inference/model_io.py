@@ -38,7 +38,7 @@ def resolve_tokenizer(model, tokenizer):
 
 
 def sequence_limit(model, tokenizer):
-    """The longest packed sequence both the model and the tokenizer accept."""
+    """The longest input (`[CLS] ... [SEP]` included) both the model and the tokenizer accept."""
     return min(int(model.bert_config.max_positions), int(tokenizer.max_length))
 
 

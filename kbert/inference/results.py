@@ -205,7 +205,7 @@ class TokenEmbeddings:
             that fitted.
         offsets: `L` `(start, end)` character offsets: into `text` where
             `sequence_ids` is 0, into `pair` where it is 1; `(0, 0)` for the
-            `[CLS]` and `[SEP]` added by packing.
+            `[CLS]` and `[SEP]` added by segment packing.
         sequence_ids: `L` ints: 0 for tokens of `text`, 1 for tokens of `pair`, -1
             for the added `[CLS]` and `[SEP]`.
         vectors: float32 array (L, D), one row per token (D is the hidden size,

@@ -10,7 +10,7 @@ from kbert.preprocessing.text_classifier_preprocessor import TextClassifierPrepr
 class BertClassifier(LabelTask):
     """Classifies one text or a text pair from the pooled [CLS] representation.
 
-    Inputs: the backbone's dict (a pair is packed by the tokenizer with segment ids),
+    Inputs: the backbone's dict (a pair is segment-packed by the tokenizer),
     or, in `fit`/`evaluate`/`predict`, raw texts: a list of strings, `(texts, pairs)`,
     or a dict with "text" and "pair" (see `TextClassifierPreprocessor`); labels may be
     class ids or, with `label_names`, label strings.

@@ -35,8 +35,8 @@ class BucketedDataset(keras.utils.PyDataset):
     own batch shuffling would draw from Python's global random state.
 
     Args:
-        token_ids: sequence of 1-D int arrays, one per example (packed by the
-            tokenizer: `[CLS] ... [SEP]`).
+        token_ids: sequence of 1-D int arrays, one per example (segment-packed by
+            the tokenizer: `[CLS] ... [SEP]`).
         segment_ids: sequence of 1-D int arrays of the same lengths; None for zeros.
         labels: None (inputs only, e.g. for `predict`), or a structure whose leaves
             are per-example labels: an array with one entry per example (a class id,

@@ -47,7 +47,7 @@ def mask_tokens(
     """Chooses masked-LM predictions for a batch and applies the 80/10/10 rule.
 
     Args:
-        token_ids: int array `(B, L)`, packed and padded sequences.
+        token_ids: int array `(B, L)`, encoded and padded sequences.
         rng: a `numpy.random.Generator`; the only source of randomness.
         mask_token_id: the id of `[MASK]`.
         special_token_ids: ids that are never chosen and never used as random

@@ -1,4 +1,4 @@
-"""BERT's tokenizer: word pieces with character offsets, packed into BERT's inputs.
+"""BERT's tokenizer: word pieces with character offsets, segment-packed into BERT's inputs.
 
 Word pieces come from `WordPieceTokenizer` (Hugging Face's Rust `tokenizers` library:
 fast, parallel over a batch, exact offsets through lower-casing and accent
@@ -29,7 +29,7 @@ class BertTokenizer(WordPieceTokenizer):
     Word pieces as `WordPieceTokenizer` makes them (BERT's basic tokenisation, then
     WordPiece; the special tokens are recognised when typed in a text). One text is
     packed as `[CLS] a [SEP]`, a pair as `[CLS] a [SEP] b [SEP]` with segment ids 0
-    for the first part and 1 for `b [SEP]`. Every token carries `[start, end)`
+    for the first part and 1 for `b [SEP]` (segment packing). Every token carries `[start, end)`
     character offsets into the caller's string.
 
     Args:
@@ -41,11 +41,11 @@ class BertTokenizer(WordPieceTokenizer):
         tokenize_chinese_chars: whether to make every CJK character a word
             of its own.
         unk_token: the token for words WordPiece cannot split.
-        cls_token: the token that starts every packed sequence.
-        sep_token: the token that ends each part of a packed sequence.
+        cls_token: the token that starts every input sequence.
+        sep_token: the token that ends each segment of an input sequence.
         pad_token: the token used by `pad()` to fill a batch.
         mask_token: the token masked-LM models predict.
-        max_length: the default longest packed sequence, special tokens
+        max_length: the default longest input sequence, special tokens
             included; `encode(..., max_length=None)` truncates to it.
 
     Examples:
@@ -215,7 +215,7 @@ class BertTokenizer(WordPieceTokenizer):
     # Segment packing ---------------------------------------------------------
 
     def encode(self, text, pair=None, max_length=None, truncation="longest_first"):
-        """Tokenizes, truncates and packs one text or one pair of texts.
+        """Tokenizes, truncates and segment-packs one text or one pair of texts.
 
         Args:
             text: the first text.
@@ -297,7 +297,7 @@ class BertTokenizer(WordPieceTokenizer):
         ]
 
     def pack_segments(self, first, second=None, max_length=None, truncation="longest_first"):
-        """Truncates and packs tokenized texts: `[CLS] first [SEP] second [SEP]`.
+        """Truncates and segment-packs tokenized texts: `[CLS] first [SEP] second [SEP]`.
 
         `encode()` is `tokenize_texts()` then `pack_segments()`; pack parts yourself
         to cut or combine them first (windows over a long context, a shortened
