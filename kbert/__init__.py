@@ -17,7 +17,7 @@ _PUBLIC_NAMES = names_by_module(
         "kbert.models.bert_masked_lm": ("BertMaskedLM",),
         "kbert.models.bert_pretrainer": ("BertPretrainer",),
         "kbert.models.bert_question_answerer": ("BertQuestionAnswerer",),
-        "kbert.models.bert_task": ("BertTask", "load_task"),
+        "kbert.models.bert_task": ("BertTask",),
         "kbert.models.bert_token_classifier": ("BertTokenClassifier",),
         "kbert.presets.model_source": ("resolve_preset",),
         "kbert.tokenizer.bert_tokenizer": ("BertTokenizer",),

@@ -182,7 +182,8 @@ def _cases():
 
     from kbert.checkpoints import convert
     from kbert.data import read_classification, read_conll
-    from kbert.models import BertBackbone, BertClassifier, BertMaskedLM, load_checkpoint
+    from kbert.models import BertBackbone, BertClassifier, BertMaskedLM
+    from kbert.models.preset_loading import load_checkpoint
     from kbert.tokenizer.bert_tokenizer import BertTokenizer
 
     cases = {}

@@ -54,6 +54,46 @@ def import_graph():
     return graph
 
 
+def _module_name(path):
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _module_edges(path, modules):
+    """The kbert modules that `path` imports, function-level imports included.
+
+    `from package.module import name` is an edge to `package.module.name` when that is a
+    module, else to `package.module`; importing a module is no edge to the packages above
+    it (Python runs their `__init__` first, which is no cycle).
+    """
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    here = _module_name(path).split(".")
+    package = here if path.name == "__init__.py" else here[:-1]
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            yield from (alias.name for alias in node.names if alias.name in modules)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                base = ".".join(package[: len(package) - node.level + 1] + ([base] if base else []))
+            for alias in node.names:
+                submodule = f"{base}.{alias.name}"
+                if submodule in modules:
+                    yield submodule
+                elif base in modules:
+                    yield base
+
+
+def module_graph():
+    """`{module: {kbert module it imports: [its file]}}`, function-level imports included."""
+    modules = {_module_name(path): path for path in sorted(PACKAGE.rglob("*.py"))}
+    graph = {}
+    for name, path in modules.items():
+        targets = set(_module_edges(path, modules)) - {name}
+        graph[name] = {target: [str(path.relative_to(ROOT))] for target in targets}
+    return graph
+
+
 def find_cycle(graph):
     """One cycle of `graph` as a list of nodes (first == last), or None."""
     state = {}
@@ -112,3 +152,33 @@ def test_the_light_parts_import_no_keras():
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_the_module_graph_sees_function_level_imports():
+    graph = module_graph()
+    # kbert/models/bert_task.py imports the loader inside `from_preset`.
+    assert "kbert.models.preset_loading" in graph["kbert.models.bert_task"]
+
+
+def test_no_import_cycle_between_kbert_modules():
+    """Not even through imports inside functions: a cycle there is a layering mistake
+    that only the order of first calls hides."""
+    graph = module_graph()
+    cycle = find_cycle(graph)
+    assert cycle is None, "import cycle between kbert modules:\n  " + " -> ".join(cycle)
+
+
+def test_the_preset_loader_imports_no_model_class():
+    """The loader receives the class it builds (`cls.from_preset` passes it down)."""
+    imported = set(module_graph()["kbert.models.preset_loading"])
+    model_modules = {
+        "kbert.models",
+        "kbert.models.bert_backbone",
+        "kbert.models.bert_task",
+        "kbert.models.bert_classifier",
+        "kbert.models.bert_masked_lm",
+        "kbert.models.bert_pretrainer",
+        "kbert.models.bert_question_answerer",
+        "kbert.models.bert_token_classifier",
+    }
+    assert not imported & model_modules, sorted(imported & model_modules)

@@ -19,7 +19,7 @@ from kbert.cli import main
 from kbert.models import BertClassifier
 from kbert.models import BertPretrainer
 from kbert.models import BertQuestionAnswerer
-from kbert.models import load_checkpoint
+from kbert.models.preset_loading import load_checkpoint
 
 tf = pytest.importorskip("tensorflow")
 torch = pytest.importorskip("torch")

@@ -25,7 +25,7 @@ import pytest
 from kbert.checkpoints import convert
 from kbert.checkpoints.safe_loading import check_safetensors_header
 from kbert.models import BertBackbone
-from kbert.models import load_checkpoint
+from kbert.models.preset_loading import load_checkpoint
 from kbert.checkpoints.weights_file import read_weights
 
 from conftest import TINY

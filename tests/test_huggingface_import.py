@@ -22,7 +22,7 @@ from kbert.models import BertMaskedLM
 from kbert.models import BertPretrainer
 from kbert.models import BertQuestionAnswerer
 from kbert.models import BertTokenClassifier
-from kbert.models import load_checkpoint
+from kbert.models.preset_loading import load_checkpoint
 from kbert.tokenizer.bert_tokenizer import BertTokenizer
 
 torch = pytest.importorskip("torch")

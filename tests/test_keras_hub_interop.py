@@ -17,7 +17,7 @@ from kbert.cli import main
 from kbert.models import BertBackbone
 from kbert.models import BertClassifier
 from kbert.models import BertMaskedLM
-from kbert.models import load_checkpoint
+from kbert.models.preset_loading import load_checkpoint
 from kbert.tokenizer.bert_tokenizer import BertTokenizer
 
 keras_hub = pytest.importorskip("keras_hub")

@@ -229,15 +229,15 @@ def test_keras_files_keep_the_tokenizer_and_label_names(preset, tmp_path):
     loaded["c"].fit(TEXTS, LABELS, epochs=1, verbose=0)
 
 
-def test_load_task_returns_the_task_a_preset_holds(preset, tmp_path):
+def test_bert_task_from_preset_returns_the_task_a_preset_holds(preset, tmp_path):
     classifier = BertClassifier.from_preset(preset, label_names=["neg", "pos"])
     classifier.save_to_preset(tmp_path / "classifier")
-    for loaded in (kbert.load_task(tmp_path / "classifier"), BertTask.from_preset(tmp_path / "classifier")):
+    for loaded in (kbert.BertTask.from_preset(tmp_path / "classifier"), BertTask.from_preset(tmp_path / "classifier")):
         assert type(loaded) is BertClassifier and loaded.label_names == ["neg", "pos"]
-    assert type(kbert.load_task(preset)) is BertPretrainer
+    assert type(BertTask.from_preset(preset)) is BertPretrainer
     BertBackbone(**dict(TINY, vocabulary_size=len(VOCABULARY))).save_to_preset(tmp_path / "bare")
     with pytest.raises(ValueError, match="bare BertBackbone"):
-        kbert.load_task(tmp_path / "bare")
+        BertTask.from_preset(tmp_path / "bare")
 
 
 def test_a_missing_head_is_named_with_the_command_that_adds_one(preset, capsys):

@@ -8,7 +8,9 @@ path, tokenizer as `TokenizerData`); `kbert.models` builds models from it.
 
 - `convert(src, dst)` writes any supported checkpoint (Hugging Face folder, original
   Google TensorFlow checkpoint, keras-hub preset, or a published name such as
-  "bert-base-uncased") as a kbert preset; `read_checkpoint(src)` returns its data.
+  "bert-base-uncased") as a kbert preset (`convert.read_checkpoint`, internal, reads its
+  data; users load models with `from_preset` and resolve sources with
+  `kbert.presets.resolve_preset`).
 - `export_huggingface(src, dst)` / `export_keras_hub(src, dst)` write a kbert model (or
   a preset folder) in those formats.
 - `resolve_named_checkpoint(name)` downloads and converts a published checkpoint once.
@@ -19,7 +21,6 @@ path, tokenizer as `TokenizerData`); `kbert.models` builds models from it.
 from kbert.checkpoints.checkpoint_data import CheckpointData
 from kbert.checkpoints.checkpoint_format import CheckpointFormat
 from kbert.checkpoints.convert import convert
-from kbert.checkpoints.convert import read_checkpoint
 from kbert.checkpoints.convert import resolve_named_checkpoint
 from kbert.checkpoints.exports import export_huggingface
 from kbert.checkpoints.exports import export_keras_hub
@@ -38,6 +39,5 @@ __all__ = [
     "detect_format",
     "export_huggingface",
     "export_keras_hub",
-    "read_checkpoint",
     "resolve_named_checkpoint",
 ]

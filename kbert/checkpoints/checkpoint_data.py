@@ -22,6 +22,8 @@ class CheckpointData:
             `head_activation`, ...), as a preset's `config.json` stores them.
         tokenizer: a `TokenizerData`, or None.
         untrained_heads: head layers saved as initialised, never trained.
+        registered_name: the exact class the model was saved from, as Keras' registry
+            names it ("my_package>MyClassifier"), when it is not kbert's own class.
     """
 
     class_name: str
@@ -30,6 +32,7 @@ class CheckpointData:
     task: dict = dataclasses.field(default_factory=dict)
     tokenizer: object = None
     untrained_heads: tuple = ()
+    registered_name: str = None
 
     @property
     def num_classes(self):

@@ -67,7 +67,7 @@ def export_huggingface(source, destination, overwrite=False, tokenizer=None):
     `BertFor*.from_pretrained` (and `AutoModel*`) load it and give kbert's outputs.
 
     Args:
-        source: a kbert model, or anything `kbert.checkpoints.read_checkpoint` reads (a
+        source: a kbert model, or anything `kbert.checkpoints.convert.read_checkpoint` reads (a
             kbert preset folder, another supported checkpoint, a published name).
         destination: the folder to write. It must not exist or be empty, unless
             `overwrite` is set and it holds a Hugging Face BERT folder.
@@ -106,7 +106,7 @@ def export_keras_hub(source, destination, overwrite=False, tokenizer=None):
     BERT cannot express.
 
     Args:
-        source: a kbert model, or anything `kbert.checkpoints.read_checkpoint` reads (a
+        source: a kbert model, or anything `kbert.checkpoints.convert.read_checkpoint` reads (a
             kbert preset folder, another supported checkpoint, a published name).
         destination: the folder to write. It must not exist or be empty, unless
             `overwrite` is set and it holds a keras-hub preset.

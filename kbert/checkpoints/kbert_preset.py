@@ -3,8 +3,9 @@
 A preset folder holds:
 
 - `config.json`: `format_version`, `class_name` (the kbert model class), `backbone`
-  (the `BertConfig` fields), `task` (the task's constructor arguments) and, for heads
-  saved as initialised, `untrained_heads`;
+  (the `BertConfig` fields), `task` (the task's constructor arguments), for heads
+  saved as initialised `untrained_heads`, and for a subclass of a kbert model its
+  `registered_name` in Keras' registry ("my_package>MyClassifier");
 - `model.weights.h5`: one dataset per variable, named by its path in
   `kbert.architecture.bert_layout` (`backbone/...`, `head/...`); see `weights_file`;
 - `vocab.txt` and `tokenizer_config.json` (`tokenizer_files`);
@@ -95,6 +96,17 @@ def read_preset_config(folder):
     return config
 
 
+def registered_name_of(folder, config):
+    """The `registered_name` of a preset's parsed `config`, or None; errors name the file."""
+    name = config.get("registered_name")
+    if name is not None and (not isinstance(name, str) or ">" not in name):
+        raise ValueError(
+            f"{str(pathlib.Path(folder) / CONFIG_FILE)!r}: `registered_name` must be a string "
+            f"'package>ClassName'. Received: registered_name={name!r:.80}"
+        )
+    return name
+
+
 def read_backbone_config(folder, config):
     """The `BertConfig` of a preset's parsed `config`; errors name its config.json."""
     path = pathlib.Path(folder) / CONFIG_FILE
@@ -156,6 +168,7 @@ def read_preset(folder, config=None):
         task=dict(config["task"]),
         tokenizer=tokenizer,
         untrained_heads=tuple(config.get("untrained_heads", [])),
+        registered_name=registered_name_of(folder, config),
     )
 
 
@@ -202,6 +215,8 @@ def write_preset(data, folder, metadata=None):
         if data.untrained_heads:
             # Saved as they were drawn, never trained: loading says so again.
             config["untrained_heads"] = list(data.untrained_heads)
+        if data.registered_name is not None:
+            config["registered_name"] = data.registered_name
         full_metadata = {
             "kbert_version": __version__,
             "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),

@@ -1,7 +1,12 @@
 """The BERT backbone and the task models that wrap it, built from checkpoints' plain data.
 
-`BertConfig` (from `kbert.architecture`) is re-exported here; `load_checkpoint` builds the
-model of any checkpoint folder or model source.
+Every model loads with `cls.from_preset(source, dtype=None, load_weights=True, ...)` from
+any model source (`kbert.presets.resolve_preset`); `BertTask.from_preset` gives the task a
+preset holds. `BertConfig` (from `kbert.architecture`) is named here too, as the argument
+of `BertBackbone.from_config_object`.
+
+May import `kbert.training` (optimizer, metrics), `kbert.inference`, `kbert.preprocessing`,
+`kbert.layers`, `kbert.tokenizer`, `kbert.presets`, `kbert.checkpoints`, `kbert.architecture`.
 """
 
 from kbert.architecture.bert_config import BertConfig
@@ -11,9 +16,7 @@ from kbert.models.bert_masked_lm import BertMaskedLM
 from kbert.models.bert_pretrainer import BertPretrainer
 from kbert.models.bert_question_answerer import BertQuestionAnswerer
 from kbert.models.bert_task import BertTask
-from kbert.models.bert_task import load_task
 from kbert.models.bert_token_classifier import BertTokenClassifier
-from kbert.models.preset_loading import load_checkpoint
 
 __all__ = [
     "BertBackbone",
@@ -24,6 +27,4 @@ __all__ = [
     "BertQuestionAnswerer",
     "BertTask",
     "BertTokenClassifier",
-    "load_checkpoint",
-    "load_task",
 ]

@@ -185,6 +185,10 @@ class BertBackbone(keras.Model):
         inputs = _backbone_inputs()
         outputs = _encode(embeddings, encoder_blocks, pooler, inputs)
         super().__init__(inputs=inputs, outputs=outputs, dtype=dtype, **kwargs)
+        if dtype is not None:
+            # A functional model keeps the global policy whatever `dtype` says; the
+            # layers were built with `dtype`, and `get_config` must say so too.
+            self.dtype_policy = keras.dtype_policies.get(dtype)
         # Layers become attributes only after Model.__init__ (PyTorch modules must be
         # initialised before sub-modules are assigned).
         self.embeddings = embeddings
@@ -294,11 +298,29 @@ class BertBackbone(keras.Model):
         return cls.from_config_object(config, dtype=dtype, name=name)
 
     @classmethod
-    def from_preset(cls, preset):
-        """Loads the backbone stored in a preset folder (or registered preset name)."""
+    def from_preset(cls, preset, dtype=None, load_weights=True, **kwargs):
+        """A `cls` with the backbone stored in a preset (any model source).
+
+        Any preset serves, a task's too (its backbone). A preset saved from a registered
+        subclass of `cls` gives that subclass.
+
+        Args:
+            preset: a preset folder, a built-in or published name, a Hugging Face,
+                Google or keras-hub folder, or an `hf://` / `kaggle://` handle (see
+                `kbert.presets.resolve_preset`).
+            dtype: the dtype policy of the backbone ("float32", "bfloat16",
+                "mixed_bfloat16", ...); None keeps Keras' global policy.
+            load_weights: False builds the preset's architecture with freshly drawn
+                weights (no weight file is read).
+            **kwargs: other constructor arguments, such as `name`.
+
+        Example:
+
+        >>> backbone = BertBackbone.from_preset("demo", dtype="bfloat16")
+        """
         from kbert.models.preset_loading import load_backbone
 
-        return load_backbone(preset)
+        return load_backbone(cls, preset, dtype=dtype, load_weights=load_weights, **kwargs)
 
     def save_to_preset(self, folder, tokenizer=None, metadata=None):
         """Writes this backbone (and `tokenizer`, if given) as a preset folder."""

@@ -42,6 +42,8 @@ class BertTask(keras.Model):
     # The `kbert finetune --task` that trains this head, for messages; None for heads
     # that train without labels.
     fine_tuning_task = None
+    # The backbone class `from_preset` builds.
+    backbone_class = BertBackbone
     # `model.embed(...)` is `kbert.inference.embed(model, model.tokenizer, ...)`: the
     # backbone's hidden states as features, whatever the head.
     embed = InferenceMethod(embed)
@@ -325,29 +327,38 @@ class BertTask(keras.Model):
     # --- Presets -----------------------------------------------------------------------
 
     @classmethod
-    def from_preset(cls, preset, **kwargs):
+    def from_preset(cls, preset, dtype=None, load_weights=True, **kwargs):
         """Loads this task from any model source (see `kbert.presets.resolve_preset`).
 
         The backbone always comes from the preset. The head comes from it too when the
         preset holds weights for it (a `BertPretrainer` preset provides the masked-LM
         head of a `BertMaskedLM`, say); otherwise the head is freshly initialised, a
-        warning names it, and it is listed in `.freshly_initialized_heads`. On the base
-        class, `BertTask.from_preset` returns whichever task the preset holds. The
-        model comes compiled with `compile()`'s defaults, ready for `fit`.
+        warning names it, and it is listed in `.freshly_initialized_heads`. The model
+        is an instance of `cls`, or of the class the preset was saved from when that is
+        a subclass of `cls`: `BertTask.from_preset` returns whichever task the preset
+        holds. It comes compiled with `compile()`'s defaults, ready for `fit`.
 
         Args:
             preset: a preset folder, a built-in or published name, a Hugging Face,
                 Google or keras-hub folder, or an `hf://` / `kaggle://` handle.
+            dtype: the dtype policy of the backbone ("float32", "bfloat16",
+                "mixed_bfloat16", ...); None keeps Keras' global policy.
+            load_weights: False builds the preset's architecture with freshly drawn
+                weights (no weight file is applied).
             **kwargs: task arguments (e.g. `num_classes`); they override the preset's.
+
+        Raises:
+            ValueError: when the preset holds a task that is not a `cls` and `cls`
+                cannot be built on its backbone (e.g. `BertTask` on a bare backbone).
 
         Examples:
 
         >>> model = BertClassifier.from_preset("bert-base-uncased", num_classes=2)
         >>> model = BertTask.from_preset("runs/sentiment/model")  # the task it holds
         """
-        from kbert.models.preset_loading import build_task
+        from kbert.models.preset_loading import load_task
 
-        return build_task(cls, preset, **kwargs)
+        return load_task(cls, BertTask, preset, dtype=dtype, load_weights=load_weights, **kwargs)
 
     def save_to_preset(self, folder, tokenizer=None, metadata=None):
         """Writes backbone, head, task config and tokenizer as a preset folder.
@@ -372,18 +383,3 @@ class BertTask(keras.Model):
 
         return checkpoint_data(self, tokenizer if tokenizer is not None else self.tokenizer)
 
-
-def load_task(source, **kwargs):
-    """The task model a preset holds, as the class it was saved as (`kbert.load_task`).
-
-    Args:
-        source: any model source (see `kbert.presets.resolve_preset`).
-        **kwargs: task arguments that override the preset's.
-
-    Example:
-
-    >>> model = kbert.load_task("runs/sentiment/model")
-    >>> type(model).__name__
-    'BertClassifier'
-    """
-    return BertTask.from_preset(source, **kwargs)

@@ -9,6 +9,8 @@ import keras
 
 from kbert.checkpoints.checkpoint_data import CheckpointData
 from kbert.checkpoints.kbert_preset import write_preset
+from kbert.models.registered_names import kbert_class_name
+from kbert.models.registered_names import registered_name
 
 
 def checkpoint_data(model, tokenizer=None):
@@ -27,12 +29,13 @@ def checkpoint_data(model, tokenizer=None):
         }
     )
     return CheckpointData(
-        class_name=type(model).__name__,
+        class_name=kbert_class_name(type(model)),
         config=backbone.bert_config,
         weights=weights,
         task=model.task_config() if hasattr(model, "task_config") else {},
         tokenizer=None if tokenizer is None else tokenizer.tokenizer_data(),
         untrained_heads=tuple(getattr(model, "freshly_initialized_heads", []) or []),
+        registered_name=registered_name(type(model)),
     )
 
 
