@@ -24,8 +24,8 @@ def resolve_tokenizer(model, tokenizer):
     if tokenizer is None:
         raise ValueError(
             f"{type(model).__name__} has no tokenizer: load it with `from_preset` from a "
-            "preset that has a vocabulary, set `model.tokenizer`, or pass `tokenizer=`. "
-            "Received: tokenizer=None"
+            "preset that has a vocabulary, set `model.tokenizer`, or give the "
+            "`kbert.inference` function a tokenizer. Received: tokenizer=None"
         )
     model_vocabulary = model.bert_config.vocabulary_size
     if tokenizer.vocabulary_size > model_vocabulary:
