@@ -12,7 +12,7 @@ bundled demo model (BERT-mini size) with real work in each:
 - `fine_tuning`: fine-tuning the demo model for 3 epochs on a small labelled file.
 
 Each phase also reports its longest garbage-collector pass per generation (passes run
-on the UI thread, `kbert_gui.main_thread_garbage_collector`); `full_collection_ms` is
+on the UI thread, `kbert_gui.services.main_thread_garbage_collector`); `full_collection_ms` is
 one full pass timed at the end, with all of the above loaded.
 
     python benchmarks/gui_heartbeat.py [--output gui_heartbeat.json]
@@ -144,9 +144,9 @@ def main(argv=None):
 
     from kbert_gui.app import create_window
     from kbert_gui.app import import_gil_holding_extensions
-    from kbert_gui.app_context import AppContext
-    from kbert_gui.main_thread_garbage_collector import MainThreadGarbageCollector
-    from kbert_gui.model_store import ModelStore
+    from kbert_gui.services.app_context import AppContext
+    from kbert_gui.services.main_thread_garbage_collector import MainThreadGarbageCollector
+    from kbert_gui.services.model_store import ModelStore
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
     MainThreadGarbageCollector(parent=app).start()

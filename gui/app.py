@@ -63,17 +63,17 @@ def create_window(model=DEFAULT_PRESET, context=None):
         model: the first model, for a new `AppContext` on the app's settings.
         context: the `AppContext` to use instead (tests give one with its own settings).
     """
-    from kbert_gui.app_context import AppContext
-    from kbert_gui.classify_tab import ClassifyTab
-    from kbert_gui.explorer_tab import ExplorerTab
-    from kbert_gui.fine_tuning_tab import FineTuningTab
-    from kbert_gui.main_window import MainWindow
-    from kbert_gui.model_store import ModelStore
-    from kbert_gui.question_answering_tab import QuestionAnsweringTab
+    from kbert_gui.services.app_context import AppContext
+    from kbert_gui.classify.classify_tab import ClassifyTab
+    from kbert_gui.masked_words.masked_words_tab import MaskedWordsTab
+    from kbert_gui.fine_tuning.fine_tuning_tab import FineTuningTab
+    from kbert_gui.window.main_window import MainWindow
+    from kbert_gui.services.model_store import ModelStore
+    from kbert_gui.question_answering.question_answering_tab import QuestionAnsweringTab
 
     context = context if context is not None else AppContext(ModelStore(model))
     tabs = [
-        ("explorer", ExplorerTab(context)),
+        ("explorer", MaskedWordsTab(context)),
         ("qa", QuestionAnsweringTab(context)),
         ("classify", ClassifyTab(context)),
         ("fine-tuning", FineTuningTab(context)),
@@ -141,7 +141,7 @@ def run(args):
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName(APP_NAME)
     app.setOrganizationName(APP_NAME)
-    from kbert_gui.main_thread_garbage_collector import MainThreadGarbageCollector
+    from kbert_gui.services.main_thread_garbage_collector import MainThreadGarbageCollector
 
     MainThreadGarbageCollector(parent=app).start()
     import_gil_holding_extensions()

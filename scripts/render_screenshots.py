@@ -107,9 +107,9 @@ def _explorer_and_qa(app, window, save):
     explorer = window.tab("explorer")
     wait_until(app, lambda: explorer.predictions_view.mask_count() > 0, 120, "predictions")
     save("explorer")
-    from kbert_gui.attention_panel import ALL_HEADS
-    from kbert_gui.attention_panel import HEAD_VIEW
-    from kbert_gui.attention_panel import HEAT_MAP
+    from kbert_gui.masked_words.attention_panel import ALL_HEADS
+    from kbert_gui.masked_words.attention_panel import HEAD_VIEW
+    from kbert_gui.masked_words.attention_panel import HEAT_MAP
 
     explorer.output_tabs.setCurrentIndex(1)
     attention = explorer.attention_panel

@@ -8,8 +8,8 @@ import pytest
 from PySide6.QtCore import QSettings
 from PySide6.QtCore import QTimer
 
-from kbert_gui.app_context import AppContext
-from kbert_gui.model_store import ModelStore
+from kbert_gui.services.app_context import AppContext
+from kbert_gui.services.model_store import ModelStore
 
 
 def make_context(tmp_path, source="demo"):

@@ -15,10 +15,10 @@ from PySide6.QtCore import QUrl
 from PySide6.QtGui import QDropEvent
 from PySide6.QtWidgets import QLabel
 
-from kbert_gui.latest_request_runner import LatestRequestRunner
-from kbert_gui.main_window import MainWindow
-from kbert_gui.worker import Worker
-from kbert_gui.worker_pool import WorkerPool
+from kbert_gui.services.latest_request_runner import LatestRequestRunner
+from kbert_gui.window.main_window import MainWindow
+from kbert_gui.services.worker import Worker
+from kbert_gui.services.worker_pool import WorkerPool
 from gui_helpers import make_context
 from gui_helpers import make_hugging_face_folder
 from gui_helpers import stop_context
@@ -200,8 +200,8 @@ def test_model_store_describes_a_model_and_reports_its_conversion(tmp_path, hugg
 
 
 def test_model_names_come_from_the_run_and_the_task():
-    from kbert_gui.model_description import ModelDescription
-    from kbert_gui.model_description import short_name
+    from kbert_gui.services.model_description import ModelDescription
+    from kbert_gui.services.model_description import short_name
 
     assert short_name("demo") == "demo" and short_name("hf://google-bert/bert-base") == (
         "hf://google-bert/bert-base"

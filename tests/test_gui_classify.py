@@ -22,10 +22,10 @@ from test_gui_fine_tuning import set_up_run
 from test_gui_fine_tuning import write_csv
 
 from kbert_gui.app import create_window
-from kbert_gui.classify_tab import ClassifyTab
-from kbert_gui.entity_span_model import EntitySpanModel
-from kbert_gui.label_probability_model import PROBABILITY_ROLE
-from kbert_gui.label_probability_model import LabelProbabilityModel
+from kbert_gui.classify.classify_tab import ClassifyTab
+from kbert_gui.classify.entity_span_model import EntitySpanModel
+from kbert_gui.classify.label_probability_model import PROBABILITY_ROLE
+from kbert_gui.classify.label_probability_model import LabelProbabilityModel
 
 TAGS = ["O", "B-PER", "I-PER", "B-LOC"]
 # An emoji (two UTF-16 units in Qt) before the entities, and one inside the text.

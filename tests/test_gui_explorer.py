@@ -23,19 +23,19 @@ from PySide6.QtGui import QMouseEvent
 from PySide6.QtGui import QTextCursor
 from PySide6.QtWidgets import QApplication
 
-from kbert_gui.app_context import AppContext
-from kbert_gui.attention_panel import ALL_HEADS
-from kbert_gui.attention_panel import HEAD_VIEW
-from kbert_gui.attention_panel import HEAT_MAP
-from kbert_gui.explorer_tab import ExplorerTab
-from kbert_gui.fill_mask_outcome import FillMaskOutcome
-from kbert_gui.mask_prediction_model import DIFFERENT_BACKGROUND
-from kbert_gui.mask_prediction_model import PREDICTION_ROLE
-from kbert_gui.mask_prediction_model import PROBABILITY_ROLE
-from kbert_gui.mask_prediction_model import MaskPredictionModel
-from kbert_gui.masked_text_edit import MaskedTextEdit
-from kbert_gui.masked_text_edit import word_span
-from kbert_gui.model_store import ModelStore
+from kbert_gui.services.app_context import AppContext
+from kbert_gui.masked_words.attention_panel import ALL_HEADS
+from kbert_gui.masked_words.attention_panel import HEAD_VIEW
+from kbert_gui.masked_words.attention_panel import HEAT_MAP
+from kbert_gui.masked_words.masked_words_tab import MaskedWordsTab
+from kbert_gui.masked_words.fill_mask_outcome import FillMaskOutcome
+from kbert_gui.masked_words.mask_prediction_model import DIFFERENT_BACKGROUND
+from kbert_gui.masked_words.mask_prediction_model import PREDICTION_ROLE
+from kbert_gui.masked_words.mask_prediction_model import PROBABILITY_ROLE
+from kbert_gui.masked_words.mask_prediction_model import MaskPredictionModel
+from kbert_gui.masked_words.masked_text_edit import MaskedTextEdit
+from kbert_gui.masked_words.masked_text_edit import word_span
+from kbert_gui.services.model_store import ModelStore
 from gui_helpers import Heartbeat
 from gui_helpers import make_context
 from gui_helpers import stop_context
@@ -102,7 +102,7 @@ def model_store(qapp, tmp_path_factory, presets):
 
 
 def _open(qtbot, context):
-    tab = ExplorerTab(context)
+    tab = MaskedWordsTab(context)
     tab.resize(1000, 720)
     tab.show()
     qtbot.waitExposed(tab)

@@ -5,10 +5,10 @@ import json
 
 from PySide6.QtWidgets import QLabel
 
-from kbert_gui.export_files import ExportAction
-from kbert_gui.export_files import image_actions
-from kbert_gui.export_files import write_csv
-from kbert_gui.export_files import write_json
+from kbert_gui.services.export_files import ExportAction
+from kbert_gui.services.export_files import image_actions
+from kbert_gui.services.export_files import write_csv
+from kbert_gui.services.export_files import write_json
 
 
 def test_tables_and_structures_parse_back(tmp_path):

@@ -25,15 +25,15 @@ from test_finetune_acceptance import make_tiny_preset
 
 from kbert.training.progress_events import EpochFinished
 from kbert.training.progress_events import StepFinished
-from kbert_gui.data_preview_model import DataPreviewModel
-from kbert_gui.data_preview_model import ERROR_BACKGROUND
-from kbert_gui.eta_estimator import EtaEstimator
-from kbert_gui.eta_estimator import format_duration
-from kbert_gui.evaluation_table_model import EvaluationTableModel
-from kbert_gui.fine_tuning_events import ProbePredicted
-from kbert_gui.fine_tuning_tab import CHECKPOINT_FILE
-from kbert_gui.fine_tuning_tab import FineTuningTab
-from kbert_gui.fine_tuning_tab import TASKS
+from kbert_gui.fine_tuning.data_preview_model import DataPreviewModel
+from kbert_gui.fine_tuning.data_preview_model import ERROR_BACKGROUND
+from kbert_gui.fine_tuning.eta_estimator import EtaEstimator
+from kbert_gui.fine_tuning.eta_estimator import format_duration
+from kbert_gui.fine_tuning.evaluation_table_model import EvaluationTableModel
+from kbert_gui.fine_tuning.fine_tuning_events import ProbePredicted
+from kbert_gui.fine_tuning.fine_tuning_tab import CHECKPOINT_FILE
+from kbert_gui.fine_tuning.fine_tuning_tab import FineTuningTab
+from kbert_gui.fine_tuning.fine_tuning_tab import TASKS
 
 SMALL_MODEL = dict(
     hidden_size=32, num_layers=1, num_heads=2, intermediate_size=48, max_positions=32

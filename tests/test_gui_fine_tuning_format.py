@@ -12,21 +12,21 @@ from kbert.inference import MaskPrediction
 from kbert.pretraining import PretrainingResult
 from kbert.finetuning import FineTuningResult
 
-from kbert_gui.fine_tuning_format import cancelled_line
-from kbert_gui.fine_tuning_format import describe_prediction
-from kbert_gui.fine_tuning_format import epoch_line
-from kbert_gui.fine_tuning_format import error_lines
-from kbert_gui.fine_tuning_format import eta_text
-from kbert_gui.fine_tuning_format import log_line
-from kbert_gui.fine_tuning_format import preview_problems
-from kbert_gui.fine_tuning_format import preview_summary
-from kbert_gui.fine_tuning_format import probe_line
-from kbert_gui.fine_tuning_format import probe_suggestion
-from kbert_gui.fine_tuning_format import result_summary
-from kbert_gui.fine_tuning_format import result_table
-from kbert_gui.fine_tuning_format import start_line
-from kbert_gui.fine_tuning_format import status_heading
-from kbert_gui.training_data_preview import TrainingDataPreview
+from kbert_gui.fine_tuning.fine_tuning_format import cancelled_line
+from kbert_gui.fine_tuning.fine_tuning_format import describe_prediction
+from kbert_gui.fine_tuning.fine_tuning_format import epoch_line
+from kbert_gui.fine_tuning.fine_tuning_format import error_lines
+from kbert_gui.fine_tuning.fine_tuning_format import eta_text
+from kbert_gui.fine_tuning.fine_tuning_format import log_line
+from kbert_gui.fine_tuning.fine_tuning_format import preview_problems
+from kbert_gui.fine_tuning.fine_tuning_format import preview_summary
+from kbert_gui.fine_tuning.fine_tuning_format import probe_line
+from kbert_gui.fine_tuning.fine_tuning_format import probe_suggestion
+from kbert_gui.fine_tuning.fine_tuning_format import result_summary
+from kbert_gui.fine_tuning.fine_tuning_format import result_table
+from kbert_gui.fine_tuning.fine_tuning_format import start_line
+from kbert_gui.fine_tuning.fine_tuning_format import status_heading
+from kbert_gui.fine_tuning.training_data_preview import TrainingDataPreview
 
 DATA = pathlib.Path(__file__).parent / "data"
 COLUMNS = {"text_column": "sentence", "pair_column": None, "label_column": "label"}

@@ -13,8 +13,8 @@ from test_gui_fine_tuning import data  # noqa: F401 (a fixture)
 from test_gui_fine_tuning import tab  # noqa: F401 (a fixture)
 from test_gui_fine_tuning import write_csv
 
-from kbert_gui.column_mapping_form import CHOOSE_LABEL
-from kbert_gui.table_problems import MAX_PROBLEMS
+from kbert_gui.fine_tuning.column_mapping_form import CHOOSE_LABEL
+from kbert_gui.fine_tuning.table_problems import MAX_PROBLEMS
 
 PREVIEW_TIMEOUT_MS = 20_000
 

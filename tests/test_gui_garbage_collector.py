@@ -6,9 +6,9 @@ import weakref
 
 import pytest
 
-from kbert_gui import main_thread_garbage_collector
-from kbert_gui.main_thread_garbage_collector import MainThreadGarbageCollector
-from kbert_gui.main_thread_garbage_collector import long_lived_imports
+from kbert_gui.services import main_thread_garbage_collector
+from kbert_gui.services.main_thread_garbage_collector import MainThreadGarbageCollector
+from kbert_gui.services.main_thread_garbage_collector import long_lived_imports
 
 
 class _Cycle:

@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 from PySide6.QtCore import Qt
 
-from kbert_gui.answer_list_model import AnswerListModel
-from kbert_gui.answer_list_model import AnswerRole
-from kbert_gui.qt_text_positions import QtTextPositions
-from kbert_gui.question_answering_tab import QuestionAnsweringTab
+from kbert_gui.question_answering.answer_list_model import AnswerListModel
+from kbert_gui.question_answering.answer_list_model import AnswerRole
+from kbert_gui.widgets.qt_text_positions import QtTextPositions
+from kbert_gui.question_answering.question_answering_tab import QuestionAnsweringTab
 from gui_helpers import Heartbeat
 from gui_helpers import make_context
 from gui_helpers import stop_context

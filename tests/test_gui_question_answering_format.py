@@ -3,17 +3,17 @@
 from kbert.inference import Answer
 from kbert.inference import AnswerResult
 
-from kbert_gui.question_answering_format import THRESHOLD_LIMIT
-from kbert_gui.question_answering_format import THRESHOLD_STEPS_PER_UNIT
-from kbert_gui.question_answering_format import answer_details
-from kbert_gui.question_answering_format import fresh_heads_tooltip
-from kbert_gui.question_answering_format import no_answer_comparison
-from kbert_gui.question_answering_format import no_answer_details
-from kbert_gui.question_answering_format import passage_info
-from kbert_gui.question_answering_format import quoted_answer
-from kbert_gui.question_answering_format import shading_legend
-from kbert_gui.question_answering_format import slider_threshold
-from kbert_gui.question_answering_format import threshold_text
+from kbert_gui.question_answering.question_answering_format import THRESHOLD_LIMIT
+from kbert_gui.question_answering.question_answering_format import THRESHOLD_STEPS_PER_UNIT
+from kbert_gui.question_answering.question_answering_format import answer_details
+from kbert_gui.question_answering.question_answering_format import fresh_heads_tooltip
+from kbert_gui.question_answering.question_answering_format import no_answer_comparison
+from kbert_gui.question_answering.question_answering_format import no_answer_details
+from kbert_gui.question_answering.question_answering_format import passage_info
+from kbert_gui.question_answering.question_answering_format import quoted_answer
+from kbert_gui.question_answering.question_answering_format import shading_legend
+from kbert_gui.question_answering.question_answering_format import slider_threshold
+from kbert_gui.question_answering.question_answering_format import threshold_text
 
 BEST = Answer("the king\nof  Rome", 40, 57, 3.254, 0.1234, 0.5, 0.6, 1)
 QUESTION = "who is the king of Rome ?"

@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QApplication
 from PySide6.QtWidgets import QTableView
 from PySide6.QtWidgets import QTreeView
 
-from kbert_gui.table_context_menu import TableContextMenu
+from kbert_gui.widgets.table_context_menu import TableContextMenu
 
 ROWS = [
     ["Paris", "41.2%", "3–8"],

@@ -27,11 +27,11 @@ from PySide6.QtWidgets import QVBoxLayout
 from PySide6.QtWidgets import QWidget
 
 from kbert_gui.app import create_window
-from kbert_gui.export_files import ExportAction
-from kbert_gui.export_files import write_csv
-from kbert_gui.file_dialogs import FileDialogs
-from kbert_gui.main_window import MainWindow
-from kbert_gui.table_context_menu import TableContextMenu
+from kbert_gui.services.export_files import ExportAction
+from kbert_gui.services.export_files import write_csv
+from kbert_gui.services.file_dialogs import FileDialogs
+from kbert_gui.window.main_window import MainWindow
+from kbert_gui.widgets.table_context_menu import TableContextMenu
 
 REPOSITORY = pathlib.Path(__file__).resolve().parents[1]
 
