@@ -16,10 +16,10 @@ from PySide6.QtCore import Qt
 from test_finetune_acceptance import classification_examples
 from test_finetune_acceptance import make_tiny_preset
 from test_finetune_acceptance import token_classification_examples
-from test_gui_fine_tuning import RUN_TIMEOUT_MS
-from test_gui_fine_tuning import SMALL_MODEL
-from test_gui_fine_tuning import set_up_run
-from test_gui_fine_tuning import write_csv
+from fine_tuning_helpers import RUN_TIMEOUT_MS
+from fine_tuning_helpers import SMALL_MODEL
+from fine_tuning_helpers import set_up_run
+from fine_tuning_helpers import write_csv
 
 from kbert_gui.app import create_window
 from kbert_gui.classify.classify_tab import ClassifyTab

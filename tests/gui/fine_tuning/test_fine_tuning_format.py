@@ -2,6 +2,8 @@
 
 import pathlib
 
+from fine_tuning_helpers import DATA
+
 from kbert.inference import Answer
 from kbert.inference import AnswerResult
 from kbert.inference import Classification
@@ -28,7 +30,6 @@ from kbert_gui.fine_tuning.fine_tuning_format import start_line
 from kbert_gui.fine_tuning.fine_tuning_format import status_heading
 from kbert_gui.fine_tuning.training_data_preview import TrainingDataPreview
 
-DATA = pathlib.Path(__file__).parent / "data"
 COLUMNS = {"text_column": "sentence", "pair_column": None, "label_column": "label"}
 
 

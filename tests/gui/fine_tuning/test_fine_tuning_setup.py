@@ -8,10 +8,10 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QWheelEvent
 from PySide6.QtWidgets import QApplication
 from test_finetune_acceptance import classification_examples
-from test_gui_fine_tuning import DATA
-from test_gui_fine_tuning import data  # noqa: F401 (a fixture)
-from test_gui_fine_tuning import tab  # noqa: F401 (a fixture)
-from test_gui_fine_tuning import write_csv
+from fine_tuning_helpers import DATA
+from fine_tuning_helpers import data  # noqa: F401 (a fixture)
+from fine_tuning_helpers import tab  # noqa: F401 (a fixture)
+from fine_tuning_helpers import write_csv
 
 from kbert_gui.fine_tuning.column_mapping_form import CHOOSE_LABEL
 from kbert_gui.fine_tuning.table_problems import MAX_PROBLEMS

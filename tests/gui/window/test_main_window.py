@@ -1,17 +1,18 @@
 """The window as a desktop app: menus, shortcuts, export, settings kept across restarts,
-model loading feedback and names, About, documentation."""
+model loading feedback and names, dropped folders, About, documentation, shutdown."""
 
-import os
-import pathlib
-import subprocess
-import sys
+import shutil
+import threading
+import time
 
-import pytest
 from gui_helpers import make_context
 from gui_helpers import make_hugging_face_folder
 from gui_helpers import stop_context
-from PySide6.QtCore import QSettings
+from PySide6.QtCore import QMimeData
+from PySide6.QtCore import QPointF
 from PySide6.QtCore import Qt
+from PySide6.QtCore import QUrl
+from PySide6.QtGui import QDropEvent
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtGui import QKeySequence
 from PySide6.QtGui import QShortcut
@@ -26,57 +27,10 @@ from PySide6.QtWidgets import QTableView
 from PySide6.QtWidgets import QVBoxLayout
 from PySide6.QtWidgets import QWidget
 
-from kbert_gui.app import create_window
 from kbert_gui.services.export_files import ExportAction
 from kbert_gui.services.export_files import write_csv
-from kbert_gui.services.file_dialogs import FileDialogs
-from kbert_gui.window.main_window import MainWindow
 from kbert_gui.widgets.table_context_menu import TableContextMenu
-
-REPOSITORY = pathlib.Path(__file__).resolve().parents[1]
-
-
-def _settings(tmp_path):
-    return QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
-
-
-def test_file_dialogs_start_beside_the_last_choice_of_their_kind_after_a_restart(
-    tmp_path, monkeypatch
-):
-    exports = tmp_path / "exports"
-    exports.mkdir()
-    started_in = []
-
-    def save_dialog(parent, title, start, file_filter):
-        started_in.append(start)
-        return str(exports / "predictions.csv"), file_filter
-
-    def folder_dialog(parent, title, start):
-        started_in.append(start)
-        return str(tmp_path / "runs" / "sentiment")
-
-    monkeypatch.setattr(QFileDialog, "getSaveFileName", save_dialog)
-    monkeypatch.setattr(QFileDialog, "getExistingDirectory", folder_dialog)
-    dialogs = FileDialogs(_settings(tmp_path))
-    home = FileDialogs(_settings(tmp_path)).folder("exports")
-    assert dialogs.save_file(None, "Export", "CSV files (*.csv)", "exports", "x.csv") == str(
-        exports / "predictions.csv"
-    )
-    assert started_in == [f"{home}/x.csv"]
-    (tmp_path / "runs").mkdir()
-    dialogs.existing_folder(None, "Open", "models")
-
-    # A new settings object on the same file: what a restarted app reads.
-    restarted = FileDialogs(_settings(tmp_path))
-    assert restarted.folder("exports") == str(exports)
-    assert restarted.folder("models") == str(tmp_path / "runs")
-    restarted.save_file(None, "Export", "CSV files (*.csv)", "exports", "y.csv")
-    assert started_in[-1] == str(exports / "y.csv")
-    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *args: ("", ""))
-    assert restarted.save_file(None, "Export", "CSV files (*.csv)", "exports") is None
-
-
-# --- The window ------------------------------------------------------------------------
+from kbert_gui.window.main_window import MainWindow
 
 
 class _ExportingTab(QWidget):
@@ -310,122 +264,94 @@ def test_the_window_shows_the_conversion_while_a_model_opens(qtbot, tmp_path):
     stop_context(window.context)
 
 
-# --- The whole app -----------------------------------------------------------------------
+# --- Models and tabs --------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def task_presets(tmp_path_factory):
-    """A classifier and a QA model saved from a tiny backbone (heads untrained)."""
-    from test_finetune_acceptance import make_tiny_preset
-    from test_gui_fine_tuning import SMALL_MODEL
-
-    from kbert.models import BertClassifier
-    from kbert.models import BertQuestionAnswerer
-
-    folder = tmp_path_factory.mktemp("gui_window")
-    backbone = make_tiny_preset(folder / "preset", **SMALL_MODEL)
-    classifier = folder / "runs" / "sentiment" / "model"
-    BertClassifier.from_preset(backbone, label_names=["neg", "pos"]).save_to_preset(classifier)
-    qa = folder / "runs" / "squad" / "model"
-    BertQuestionAnswerer.from_preset(backbone).save_to_preset(qa)
-    return {"backbone": backbone, "classifier": classifier, "qa": qa}
-
-
-def test_opening_a_model_shows_the_tab_that_uses_it(qtbot, tmp_path, task_presets):
-    window = create_window(context=make_context(tmp_path, str(task_presets["classifier"])))
+def _two_tab_window(qtbot, tmp_path):
+    context = make_context(tmp_path)
+    first, second = QLabel("first"), QLabel("second")
+    first.setWindowTitle("First")
+    second.setWindowTitle("Second")
+    window = MainWindow(context, [("first", first), ("second", second)])
     qtbot.addWidget(window)
-    qtbot.waitUntil(lambda: window.current_tab_key() == "classify", timeout=60_000)
-    assert window.model_label.text() == "runs/sentiment (classifier: neg, pos)"
+    return window
 
-    def open_and_wait(source, tab_key):
-        with qtbot.waitSignal(
-            window.context.opener.described,
-            timeout=60_000,
-            check_params_cb=lambda description: description.source == str(source),
-        ):
-            window.open_model(source)
-        assert window.current_tab_key() == tab_key
-        assert window.context.models.recent_sources()[0] == str(source)
 
-    open_and_wait(task_presets["qa"], "qa")
-    assert window.model_label.text() == "runs/squad (question answering)"
-    open_and_wait("demo", "explorer")
-    # A base model opened from the fine-tuning tab stays there, to be fine-tuned...
-    window.show_tab("fine-tuning")
-    open_and_wait(task_presets["backbone"], "fine-tuning")
-    # ... a fine-tuned one goes to its tab.
-    open_and_wait(task_presets["classifier"], "classify")
+def _drop(window, folder):
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(folder))])
+    drop = QDropEvent(
+        QPointF(10, 10), Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton,
+        Qt.KeyboardModifier.NoModifier,
+    )
+    window.dropEvent(drop)
+
+
+def test_window_opens_a_dropped_model_folder_and_switches_tabs_on_request(qtbot, tmp_path):
+    from kbert.presets import BUILTIN_PRESETS
+
+    window = _two_tab_window(qtbot, tmp_path)
+    assert window.model_label.text() == "demo"
+    assert [window.tabs.tabText(index) for index in range(2)] == ["First", "Second"]
+
+    folder = tmp_path / "my-model"
+    shutil.copytree(BUILTIN_PRESETS["demo"], folder)
+    with qtbot.waitSignal(window.context.models.source_changed, timeout=30000):
+        _drop(window, folder)
+    assert window.context.models.source == str(folder)
+    assert window.context.models.recent_sources()[0] == str(folder)
+    qtbot.waitUntil(lambda: window.model_label.text() == "my-model (pretrained)", timeout=30000)
+
+    window.context.open_model("demo", "second")
+    assert window.tabs.currentWidget() is window.tab("second")
+    qtbot.waitUntil(lambda: window.model_label.text() == "demo (pretrained)", timeout=30000)
     stop_context(window.context)
 
 
-def test_every_tab_fits_a_window_800_pixels_wide(qtbot, tmp_path):
-    window = create_window(context=make_context(tmp_path))
-    qtbot.addWidget(window)
-    window.resize(800, 600)
+def test_opening_an_empty_folder_says_what_a_model_is_and_keeps_the_model(qtbot, tmp_path):
+    window = _two_tab_window(qtbot, tmp_path)
+    recent = window.context.models.recent_sources()
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    with qtbot.waitSignal(window.context.opener.failed, timeout=60000):
+        _drop(window, empty)
+    message = window.error_banner.message
+    assert message.startswith(f"Cannot open {empty}: '{empty}' is not a model folder: a model ")
+    assert "kbert preset" in message and "The folder holds: nothing" in message
+    assert "max() arg" not in message
+    assert message.endswith("The model is still demo.")
+    assert window.context.models.source == "demo"
+    assert window.model_label.text() in ("demo", "demo (pretrained)")
+    assert window.context.models.recent_sources() == recent
+    stop_context(window.context)
+
+
+def test_window_shows_backend_and_device_once_keras_loads(qtbot, tmp_path):
+    import keras
+
+    window = _two_tab_window(qtbot, tmp_path)
+    assert window.device_label.text() == "loading Keras…"
+    with qtbot.waitSignal(window.context.environment_ready, timeout=30000):
+        window.context.load_environment()
+    backend = {"jax": "JAX", "tensorflow": "TensorFlow", "torch": "PyTorch"}[keras.config.backend()]
+    assert window.device_label.text().startswith(f"{backend} on ")
+    stop_context(window.context)
+
+
+def test_closing_the_window_stops_running_work_within_five_seconds(qtbot, tmp_path):
+    window = _two_tab_window(qtbot, tmp_path)
     window.show()
-    qtbot.waitExposed(window)
-    # A long model name is cut short in the model bar rather than widening the window.
-    window.model_label.setText("runs/" + "very-long-run-name-" * 12 + " (classifier: a, b)")
-    for index in range(window.tabs.count()):
-        window.tabs.setCurrentIndex(index)
-        assert window.minimumSizeHint().width() <= 800, window.tabs.tabText(index)
-        assert window.width() == 800
-    stop_context(window.context)
+    started = threading.Event()
 
+    def train_until_cancelled(worker):
+        started.set()
+        while not worker.is_cancelled():
+            time.sleep(0.05)
 
-def test_without_a_display_the_app_says_so_and_exits_1():
-    environment = {
-        key: value
-        for key, value in os.environ.items()
-        if key not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")
-    }
-    environment["PYTHONPATH"] = os.pathsep.join(sys.path)
-    result = subprocess.run(
-        [sys.executable, "-m", "kbert_gui"],
-        cwd=REPOSITORY,
-        env=environment,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert result.returncode == 1, (result.returncode, result.stderr)
-    assert "no display found" in result.stderr
-    assert "xvfb-run -a kbert gui" in result.stderr
-    assert "QT_QPA_PLATFORM=offscreen" in result.stderr
-    assert "core dumped" not in result.stderr and "Aborted" not in result.stderr
-
-
-@pytest.mark.skipif(
-    os.environ.get("KERAS_BACKEND", "jax") != "jax", reason="JAX's compilation cache"
-)
-def test_the_app_keeps_jax_programs_on_disk_as_the_command_does(tmp_path):
-    environment = {
-        key: value for key, value in os.environ.items() if key != "JAX_COMPILATION_CACHE_DIR"
-    }
-    environment.update(
-        KBERT_CACHE=str(tmp_path / "cache"),
-        KBERT_GUI_REPORT_STARTUP="1",
-        QT_QPA_PLATFORM="offscreen",
-        PYTHONPATH=os.pathsep.join(sys.path),
-        XDG_CONFIG_HOME=str(tmp_path / "config"),
-    )
-    process = subprocess.Popen(
-        [sys.executable, "-m", "kbert_gui"],
-        cwd=REPOSITORY,
-        env=environment,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-    )
-    try:
-        lines = []
-        for line in process.stdout:
-            lines.append(line)
-            if line.startswith("first prediction after"):
-                break
-    finally:
-        process.kill()
-        process.wait()
-    assert lines[0].startswith("window shown after") and "(cpu " in lines[0]
-    assert lines[-1].startswith("first prediction after")
-    assert any((tmp_path / "cache" / "jax-compilation-cache").iterdir())
+    worker = window.context.run_training(train_until_cancelled)
+    assert started.wait(5)
+    begin = time.perf_counter()
+    window.close()
+    assert time.perf_counter() - begin < 5
+    assert worker.is_done()
+    assert window.context.training_pool.active_workers == []
