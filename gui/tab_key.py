@@ -34,6 +34,12 @@ class TabKey(str, enum.Enum):
         return _TITLES[self]
 
     @property
+    def link(self):
+        """A rich-text link to the tab, "<a href="fine-tuning">Fine-tuning tab</a>": a
+        label showing it passes the href on as a tab request."""
+        return f'<a href="{self.value}">{self.title} tab</a>'
+
+    @property
     def label(self):
         """The title for Qt texts that read "&" as a shortcut mark (tab and button
         texts, window titles): "Classify && tag"."""

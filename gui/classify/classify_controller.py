@@ -16,9 +16,8 @@ from kbert_gui.classify.classify_panel import ENTITIES_PAGE
 from kbert_gui.classify.classify_panel import LABELS_PAGE
 from kbert_gui.services.latest_request_runner import LatestRequestRunner
 from kbert_gui.services.model_description import short_name
+from kbert_gui.widgets import style
 
-# As the explorer: long enough to skip the keystrokes of a word, short enough to feel live.
-DEBOUNCE_MS = 250
 
 
 class ClassifyController(QObject):
@@ -26,8 +25,8 @@ class ClassifyController(QObject):
 
     Each edit of the text, the pair or the option submits a `ClassifyOutcome.compute`
     request to the app's inference pool through `runner`, a `LatestRequestRunner`
-    debounced by `DEBOUNCE_MS`, so a newer text supersedes a stale one and the window
-    never waits for the model. An outcome is shown only while its text, pair and model
+    debounced as typing is (`TYPING_DELAY_MS`), so a newer text supersedes a stale one
+    and the window never waits for the model. An outcome is shown only while its text, pair and model
     are still the current ones: a classifier's labels with probability bars, or a
     tagger's entities highlighted in the text and listed in the table. The first
     outcome for a model (also for an empty text) tells its head: the pair field is
@@ -45,7 +44,7 @@ class ClassifyController(QObject):
         self.context = context
         self.outcome = None
         self._class_name = None
-        self.runner = LatestRequestRunner(context.inference_pool, DEBOUNCE_MS, self)
+        self.runner = LatestRequestRunner(context.inference_pool, parent=self)
         self.runner.result.connect(self._show_outcome)
         self.runner.error.connect(self._show_error)
         self.runner.busy_changed.connect(panel.busy_label.setVisible)
@@ -116,7 +115,7 @@ class ClassifyController(QObject):
         self.panel.headline_label.setText(entities_headline(outcome.entities))
         self.panel.legend_label.setText(
             " ".join(
-                f'<span style="background:{color}; color:#1a1a1a">&nbsp;{name}&nbsp;</span>'
+                f'<span style="background:{color}; color:{style.INK}">&nbsp;{name}&nbsp;</span>'
                 for name, color in colors.items()
             )
         )

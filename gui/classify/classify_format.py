@@ -4,30 +4,26 @@ Pure functions of kbert's results and the model's description, no widgets, so ea
 line and each exported row can be checked on its own.
 """
 
-# Soft backgrounds that keep black text readable, one per entity type, in tag order.
-ENTITY_PALETTE = (
-    "#ffd54f", "#81d4fa", "#a5d6a7", "#f48fb1", "#ce93d8",
-    "#ffab91", "#80cbc4", "#e6ee9c", "#b0bec5", "#bcaaa4",
-)
+from kbert_gui.tab_key import TabKey
+from kbert_gui.widgets import style
+
 NO_HEAD_MESSAGE = (
     "{name} has no classifier or tagger head, so there is nothing to run here. Fine-tune "
-    'it for a classification or token-classification task (<a href="fine-tuning">'
-    "Fine-tuning tab</a>) and open the result, or open a fine-tuned model (File ▸ Open "
-    "model…)."
+    f"it for a classification or token-classification task ({TabKey.FINE_TUNING.link}) and "
+    "open the result, or open a fine-tuned model (File ▸ Open model…)."
 )
 UNTRAINED_HEAD_MESSAGE = (
     "The {kind} head of this model was never trained ({heads}), so its results are "
-    'random: fine-tune it first (<a href="fine-tuning">Fine-tuning tab</a>).'
+    f"random: fine-tune it first ({TabKey.FINE_TUNING.link})."
 )
 CLASSIFICATION_COLUMNS = ("label", "probability")
 ENTITY_COLUMNS = ("label", "text", "start", "end", "score")
 
 
 def entity_colors(entity_types):
-    """`{entity type: "#rrggbb"}`, the palette's colours in the order of `entity_types`."""
-    return {
-        name: ENTITY_PALETTE[index % len(ENTITY_PALETTE)] for index, name in enumerate(entity_types)
-    }
+    """`{entity type: "#rrggbb"}`: `style.ENTITY_COLORS` in the order of `entity_types`."""
+    palette = style.ENTITY_COLORS
+    return {name: palette[index % len(palette)] for index, name in enumerate(entity_types)}
 
 
 def head_summary(description):

@@ -16,18 +16,19 @@ from PySide6.QtWidgets import QWidget
 
 from kbert_gui.classify.entity_span_model import TEXT_COLUMN
 from kbert_gui.classify.entity_span_model import EntitySpanModel
-from kbert_gui.widgets.error_banner import ErrorBanner
 from kbert_gui.classify.label_probability_model import PROBABILITY_COLUMN
 from kbert_gui.classify.label_probability_model import PROBABILITY_ROLE
 from kbert_gui.classify.label_probability_model import LabelProbabilityModel
+from kbert_gui.classify.tagged_text_edit import TaggedTextEdit
+from kbert_gui.tab_key import TabKey
+from kbert_gui.widgets import style
+from kbert_gui.widgets.error_banner import ErrorBanner
 from kbert_gui.widgets.probability_bar_delegate import ProbabilityBarDelegate
 from kbert_gui.widgets.table_context_menu import TableContextMenu
-from kbert_gui.classify.tagged_text_edit import TaggedTextEdit
 from kbert_gui.widgets.warning_banner import WarningBanner
 
 # The results stack's pages.
 LABELS_PAGE, ENTITIES_PAGE = range(2)
-HINT_STYLE = "color: #5f6b7a;"
 
 
 class ClassifyPanel(QWidget):
@@ -45,6 +46,8 @@ class ClassifyPanel(QWidget):
 
     def __init__(self, parent=None):
         super().__init__(parent)
+        self.setObjectName("classifyTab")
+        self.setWindowTitle(TabKey.CLASSIFY.label)
         self._build_widgets()
         self._build_layout()
 
@@ -52,7 +55,7 @@ class ClassifyPanel(QWidget):
         self.head_label = QLabel("Loading the model…")
         self.head_label.setObjectName("headSummary")
         self.head_label.setWordWrap(True)
-        self.head_label.setStyleSheet(HINT_STYLE)
+        self.head_label.setStyleSheet(style.HINT_STYLE)
         self.head_warning = WarningBanner()
         self.error_banner = ErrorBanner()
 
@@ -86,7 +89,7 @@ class ClassifyPanel(QWidget):
         self.aggregation_label.setBuddy(self.aggregation_combo)
         self.busy_label = QLabel("Classifying…")
         self.busy_label.setObjectName("busyLabel")
-        self.busy_label.setStyleSheet("color: palette(mid); font-style: italic;")
+        self.busy_label.setStyleSheet(style.BUSY_STYLE)
         self.busy_label.hide()
 
         self.headline_label = QLabel("—")

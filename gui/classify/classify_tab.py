@@ -32,8 +32,6 @@ class ClassifyTab(ClassifyPanel):
 
     def __init__(self, context, parent=None):
         super().__init__(parent)
-        self.setObjectName("classifyTab")
-        self.setWindowTitle("Classify && tag")
         self.context = context
         self.controller = ClassifyController(self, context)
 

@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QTextEdit
 from PySide6.QtWidgets import QToolTip
 
 from kbert_gui.classify.classify_format import span_tooltip
+from kbert_gui.widgets import style
 from kbert_gui.widgets.qt_text_positions import QtTextPositions
 
 
@@ -61,8 +62,8 @@ class TaggedTextEdit(QPlainTextEdit):
             selection = QTextEdit.ExtraSelection()
             selection.cursor = cursor
             selection.format = QTextCharFormat()
-            selection.format.setBackground(QColor(colors.get(span.label, "#e0e0e0")))
-            selection.format.setForeground(QColor("#1a1a1a"))
+            selection.format.setBackground(QColor(colors.get(span.label, style.UNKNOWN_ENTITY)))
+            selection.format.setForeground(QColor(style.INK))
             selections.append(selection)
         self.setExtraSelections(selections)
         return True

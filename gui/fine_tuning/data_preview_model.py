@@ -4,12 +4,13 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush
 from PySide6.QtGui import QColor
 
+from kbert_gui.widgets import style
 from kbert_gui.widgets.row_table_model import RowTableModel
 
 # Longest cell text shown; the tooltip holds the whole value.
 MAX_CELL_CHARACTERS = 300
-ERROR_BACKGROUND = QColor("#fdecea")
-ERROR_FOREGROUND = QColor("#8a1c1c")
+ERROR_BACKGROUND = QColor(style.ERROR.background)
+ERROR_FOREGROUND = QColor(style.ERROR.text)
 
 
 class DataPreviewModel(RowTableModel):

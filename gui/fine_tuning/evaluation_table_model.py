@@ -5,9 +5,10 @@ from PySide6.QtGui import QBrush
 from PySide6.QtGui import QColor
 from PySide6.QtGui import QFont
 
+from kbert_gui.widgets import style
 from kbert_gui.widgets.row_table_model import RowTableModel
 
-BEST_BACKGROUND = QColor("#e6f4ea")
+BEST_BACKGROUND = QColor(style.BEST_ROW_BACKGROUND)
 # Readable titles of the logs `FineTuner` and `PretrainingLoop` report.
 TITLES = {
     "epoch": "Epoch",

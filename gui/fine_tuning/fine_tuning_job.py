@@ -201,7 +201,7 @@ class _ForwardingLogHandler(logging.Handler):
 
     Logging calls handlers on the thread that logs; `Worker.report` emits a Qt signal,
     which Qt queues to the UI thread, so this is safe from any thread. Records of other
-    threads (the explorer predicting meanwhile) are left out of this run's log.
+    threads (the "Masked words" tab predicting meanwhile) are left out of this run's log.
     """
 
     def __init__(self, worker, thread_id):

@@ -26,7 +26,6 @@ from PySide6.QtWidgets import QWidget
 
 from kbert_gui.fine_tuning.column_mapping_form import ColumnMappingForm
 from kbert_gui.fine_tuning.data_preview_model import DataPreviewModel
-from kbert_gui.widgets.error_banner import ErrorBanner
 from kbert_gui.fine_tuning.evaluation_table_model import EvaluationTableModel
 from kbert_gui.fine_tuning.fine_tuning_format import NO_TRAINING_FILE
 from kbert_gui.fine_tuning.fine_tuning_tasks import TASK_TOOLTIP
@@ -34,6 +33,9 @@ from kbert_gui.fine_tuning.fine_tuning_tasks import TASKS
 from kbert_gui.fine_tuning.hyperparameter_form import HyperparameterForm
 from kbert_gui.fine_tuning.probe_input import ProbeInput
 from kbert_gui.fine_tuning.training_curve_chart import TrainingCurveChart
+from kbert_gui.tab_key import TabKey
+from kbert_gui.widgets import style
+from kbert_gui.widgets.error_banner import ErrorBanner
 
 
 class FineTuningPanel(QWidget):
@@ -41,8 +43,9 @@ class FineTuningPanel(QWidget):
 
     Left, the setup (`setup_groups`: task, data, hyperparameters, output) above the
     Start, Resume and Cancel buttons; right, `pages`: the data preview, the training
-    view (progress, curves, probe, evaluation table, saved model) and the log.
-    `FineTuningController` fills them and reacts to them.
+    view (progress, curves, probe, evaluation table, the saved model and the button
+    that opens it in its tab) and the log. The `FineTuningSetupController` and the
+    `FineTuningRunController` fill them and react to them.
 
     Args:
         parent: the parent widget.
@@ -50,6 +53,8 @@ class FineTuningPanel(QWidget):
 
     def __init__(self, parent=None):
         super().__init__(parent)
+        self.setWindowTitle(TabKey.FINE_TUNING.label)
+        self.setObjectName("fineTuningTab")
         self.error_banner = ErrorBanner()
         splitter = QSplitter(Qt.Orientation.Horizontal)
         splitter.setChildrenCollapsible(False)
@@ -64,7 +69,44 @@ class FineTuningPanel(QWidget):
         layout.addWidget(self.error_banner)
         layout.addWidget(splitter, 1)
 
+    def set_open_target(self, tab_key):
+        """Names the tab (a `TabKey`) that "Open in …" shows the saved model in."""
+        self.open_model_button.setText(f"Open in {tab_key.label}")
+        self.open_model_button.setToolTip(
+            f"Make the saved model the app's model and show the “{tab_key.title}” tab."
+        )
+
+    # --- The setup column -------------------------------------------------------------
+
     def _build_setup(self):
+        self.setup_groups = (
+            self._build_task_group(),
+            self._build_data_group(),
+            self._build_settings_group(),
+            self._build_output_group(),
+        )
+        setup = QWidget()
+        setup_layout = QVBoxLayout(setup)
+        setup_layout.setContentsMargins(0, 0, 6, 0)
+        for group in self.setup_groups:
+            setup_layout.addWidget(group)
+        setup_layout.addStretch(1)
+        scroll = QScrollArea()
+        scroll.setWidget(setup)
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        # The buttons stay in view below the scrolling setup.
+        column = QWidget()
+        column.setMinimumWidth(340)
+        column_layout = QVBoxLayout(column)
+        column_layout.setContentsMargins(0, 0, 0, 0)
+        column_layout.addWidget(scroll, 1)
+        column_layout.addLayout(self._build_run_buttons())
+        column_layout.addWidget(self.resume_note)
+        return column
+
+    def _build_task_group(self):
         self.task_box = QComboBox()
         self.task_box.setObjectName("taskChoice")
         for name, (label, _) in TASKS.items():
@@ -78,7 +120,9 @@ class FineTuningPanel(QWidget):
         task_form = QFormLayout(task_group)
         task_form.addRow("Task:", self.task_box)
         task_form.addRow("Start from:", self.source_label)
+        return task_group
 
+    def _build_data_group(self):
         self.train_file_edit, self.train_browse_button, train_row = self._path_row(
             "trainFile", "The training data."
         )
@@ -89,7 +133,7 @@ class FineTuningPanel(QWidget):
         )
         self.data_help = QLabel()
         self.data_help.setWordWrap(True)
-        self.data_help.setStyleSheet("color: palette(mid);")
+        self.data_help.setStyleSheet(style.HINT_STYLE)
         self.column_form = ColumnMappingForm()
         data_group = QGroupBox("Data")
         data_form = QFormLayout(data_group)
@@ -97,7 +141,9 @@ class FineTuningPanel(QWidget):
         data_form.addRow("Evaluation file:", eval_row)
         data_form.addRow(self.data_help)
         data_form.addRow(self.column_form)
+        return data_group
 
+    def _build_settings_group(self):
         self.hyperparameters = HyperparameterForm()
         self.reset_button = QToolButton()
         self.reset_button.setText("Reset to defaults")
@@ -108,7 +154,9 @@ class FineTuningPanel(QWidget):
         settings_layout = QVBoxLayout(settings_group)
         settings_layout.addWidget(self.hyperparameters)
         settings_layout.addWidget(self.reset_button, 0, Qt.AlignmentFlag.AlignRight)
+        return settings_group
 
+    def _build_output_group(self):
         self.output_edit, self.output_browse_button, output_row = self._path_row(
             "outputFolder",
             "The run folder: the best model is saved in its 'model' subfolder, the "
@@ -117,7 +165,9 @@ class FineTuningPanel(QWidget):
         output_group = QGroupBox("Output")
         output_form = QFormLayout(output_group)
         output_form.addRow("Run folder:", output_row)
+        return output_group
 
+    def _build_run_buttons(self):
         self.start_button = QPushButton("Start")
         self.start_button.setObjectName("startButton")
         self.start_button.setDefault(True)
@@ -135,39 +185,18 @@ class FineTuningPanel(QWidget):
             "Stop after the current batch and write a checkpoint; Resume continues "
             "(Esc asks first)."
         )
-        buttons = QHBoxLayout()
-        buttons.addWidget(self.start_button)
-        buttons.addWidget(self.resume_button)
-        buttons.addWidget(self.cancel_button)
         # Why Resume is off for the run folder's checkpoint, when it is.
         self.resume_note = QLabel()
         self.resume_note.setObjectName("resumeNote")
         self.resume_note.setWordWrap(True)
         self.resume_note.setTextFormat(Qt.TextFormat.RichText)
-        self.resume_note.setStyleSheet("color: #6d4c00;")
+        self.resume_note.setStyleSheet(style.WARNING_TEXT_STYLE)
         self.resume_note.hide()
-
-        setup = QWidget()
-        setup_layout = QVBoxLayout(setup)
-        setup_layout.setContentsMargins(0, 0, 6, 0)
-        for group in (task_group, data_group, settings_group, output_group):
-            setup_layout.addWidget(group)
-        setup_layout.addStretch(1)
-        self.setup_groups = (task_group, data_group, settings_group, output_group)
-        scroll = QScrollArea()
-        scroll.setWidget(setup)
-        scroll.setWidgetResizable(True)
-        scroll.setFrameShape(QFrame.Shape.NoFrame)
-        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        # The buttons stay in view below the scrolling setup.
-        column = QWidget()
-        column.setMinimumWidth(340)
-        column_layout = QVBoxLayout(column)
-        column_layout.setContentsMargins(0, 0, 0, 0)
-        column_layout.addWidget(scroll, 1)
-        column_layout.addLayout(buttons)
-        column_layout.addWidget(self.resume_note)
-        return column
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.start_button)
+        buttons.addWidget(self.resume_button)
+        buttons.addWidget(self.cancel_button)
+        return buttons
 
     def _path_row(self, name, tooltip):
         edit = QLineEdit()
@@ -183,11 +212,23 @@ class FineTuningPanel(QWidget):
         row.addWidget(button)
         return edit, button, row
 
+    # --- The pages: data, training, log -------------------------------------------------
+
     def _build_pages(self):
         self.pages = QTabWidget()
         self.pages.setObjectName("fineTuningPages")
+        self.pages.addTab(self._build_data_page(), "Data")
+        self.pages.addTab(self._build_training_page(), "Training")
+        self.log_view = QPlainTextEdit()
+        self.log_view.setObjectName("trainingLog")
+        self.log_view.setReadOnly(True)
+        self.log_view.setMaximumBlockCount(5000)
+        self.log_view.setFont(QFont("monospace"))
+        self.log_view.setToolTip("Messages of the run, including kbert's log.")
+        self.pages.addTab(self.log_view, "Log")
+        return self.pages
 
-        # Data page.
+    def _build_data_page(self):
         self.preview_model = DataPreviewModel(self)
         self.preview_view = QTableView()
         self.preview_view.setObjectName("dataPreview")
@@ -207,9 +248,9 @@ class FineTuningPanel(QWidget):
         data_layout = QVBoxLayout(data_page)
         data_layout.addWidget(self.preview_summary)
         data_layout.addWidget(self.preview_view, 1)
-        self.pages.addTab(data_page, "Data")
+        return data_page
 
-        # Training page.
+    def _build_training_page(self):
         self.progress_bar = QProgressBar()
         self.progress_bar.setObjectName("trainingProgress")
         self.progress_bar.setFormat("No run yet")
@@ -225,9 +266,27 @@ class FineTuningPanel(QWidget):
         status_row = QHBoxLayout()
         status_row.addWidget(self.status_label, 1)
         status_row.addWidget(self.eta_label)
-
         self.chart = TrainingCurveChart()
 
+        lower = QSplitter(Qt.Orientation.Horizontal)
+        lower.setChildrenCollapsible(False)
+        lower.addWidget(self._build_probe_group())
+        lower.addWidget(self._build_results_group())
+        lower.setSizes([300, 400])
+        vertical = QSplitter(Qt.Orientation.Vertical)
+        vertical.setChildrenCollapsible(False)
+        vertical.addWidget(self.chart)
+        vertical.addWidget(lower)
+        vertical.setStretchFactor(0, 3)
+        vertical.setStretchFactor(1, 2)
+        training_page = QWidget()
+        training_layout = QVBoxLayout(training_page)
+        training_layout.addWidget(self.progress_bar)
+        training_layout.addLayout(status_row)
+        training_layout.addWidget(vertical, 1)
+        return training_page
+
+    def _build_probe_group(self):
         self.probe_input = ProbeInput()
         self.probe_list = QListWidget()
         self.probe_list.setObjectName("probeResults")
@@ -238,7 +297,9 @@ class FineTuningPanel(QWidget):
         probe_layout = QVBoxLayout(probe_group)
         probe_layout.addWidget(self.probe_input)
         probe_layout.addWidget(self.probe_list, 1)
+        return probe_group
 
+    def _build_results_group(self):
         self.evaluation_model = EvaluationTableModel(self)
         self.evaluation_view = QTableView()
         self.evaluation_view.setObjectName("evaluationTable")
@@ -254,48 +315,16 @@ class FineTuningPanel(QWidget):
         self.preset_label.setObjectName("presetPath")
         self.preset_label.setWordWrap(True)
         self.preset_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.open_explorer_button = QPushButton("Open in explorer")
-        self.open_explorer_button.setObjectName("openInExplorer")
-        self.open_explorer_button.setToolTip(
-            "Make the saved model the app's model and show the explorer."
-        )
-        self.open_qa_button = QPushButton("Open in QA")
-        self.open_qa_button.setObjectName("openInQA")
-        self.open_qa_button.setToolTip("Make the saved model the app's model and show the QA tab.")
+        # Its text names the tab the saved model is for (`set_open_target`).
+        self.open_model_button = QPushButton()
+        self.open_model_button.setObjectName("openSavedModel")
+        self.set_open_target(TabKey.CLASSIFY)
         open_row = QHBoxLayout()
-        open_row.addWidget(self.open_explorer_button)
-        open_row.addWidget(self.open_qa_button)
+        open_row.addWidget(self.open_model_button)
         open_row.addStretch(1)
         results_group = QGroupBox("Evaluation")
         results_layout = QVBoxLayout(results_group)
         results_layout.addWidget(self.evaluation_view, 1)
         results_layout.addWidget(self.preset_label)
         results_layout.addLayout(open_row)
-
-        lower = QSplitter(Qt.Orientation.Horizontal)
-        lower.setChildrenCollapsible(False)
-        lower.addWidget(probe_group)
-        lower.addWidget(results_group)
-        lower.setSizes([300, 400])
-        vertical = QSplitter(Qt.Orientation.Vertical)
-        vertical.setChildrenCollapsible(False)
-        vertical.addWidget(self.chart)
-        vertical.addWidget(lower)
-        vertical.setStretchFactor(0, 3)
-        vertical.setStretchFactor(1, 2)
-        training_page = QWidget()
-        training_layout = QVBoxLayout(training_page)
-        training_layout.addWidget(self.progress_bar)
-        training_layout.addLayout(status_row)
-        training_layout.addWidget(vertical, 1)
-        self.pages.addTab(training_page, "Training")
-
-        # Log page.
-        self.log_view = QPlainTextEdit()
-        self.log_view.setObjectName("trainingLog")
-        self.log_view.setReadOnly(True)
-        self.log_view.setMaximumBlockCount(5000)
-        self.log_view.setFont(QFont("monospace"))
-        self.log_view.setToolTip("Messages of the run, including kbert's log.")
-        self.pages.addTab(self.log_view, "Log")
-        return self.pages
+        return results_group

@@ -18,6 +18,7 @@ from kbert_gui.fine_tuning.fine_tuning_format import preview_summary
 from kbert_gui.fine_tuning.fine_tuning_format import probe_suggestion
 from kbert_gui.fine_tuning.fine_tuning_job import MASKED_LM
 from kbert_gui.fine_tuning.fine_tuning_tasks import DATA_HELP
+from kbert_gui.fine_tuning.fine_tuning_tasks import OPEN_TAB
 from kbert_gui.fine_tuning.fine_tuning_tasks import TASKS
 from kbert_gui.fine_tuning.hyperparameter_form import describe_config
 from kbert_gui.services.latest_request_runner import LatestRequestRunner
@@ -125,8 +126,9 @@ class FineTuningSetupController(QObject):
         if panel.chart.is_empty():
             # Curves shown keep the names of the run they belong to.
             panel.chart.set_names(*curve_names(task))
-        panel.open_qa_button.setEnabled(False)
-        panel.open_explorer_button.setEnabled(False)
+        # "Open in …" is for the model a run saves, of the task shown.
+        panel.set_open_target(OPEN_TAB[task])
+        panel.open_model_button.setEnabled(False)
         if self._output_is_default:
             self._set_default_output()
         self._update_patience()
@@ -179,6 +181,7 @@ class FineTuningSetupController(QObject):
         form = self.panel.hyperparameters
         known = {name: value for name, value in settings.items() if form.has_field(name)}
         form.set_values(**known)
+
     def _output_edited(self):
         self._output_is_default = False
 

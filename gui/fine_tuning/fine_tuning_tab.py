@@ -3,13 +3,8 @@
 from PySide6.QtCore import Signal
 
 from kbert_gui.fine_tuning.fine_tuning_panel import FineTuningPanel
-from kbert_gui.fine_tuning.fine_tuning_run_controller import CHECKPOINT_FILE
 from kbert_gui.fine_tuning.fine_tuning_run_controller import FineTuningRunController
 from kbert_gui.fine_tuning.fine_tuning_setup_controller import FineTuningSetupController
-from kbert_gui.fine_tuning.fine_tuning_tasks import TASKS
-
-# The names tests and callers import from here, wherever they are defined.
-__all__ = ["CHECKPOINT_FILE", "TASKS", "FineTuningTab"]
 
 
 class FineTuningTab(FineTuningPanel):
@@ -21,13 +16,14 @@ class FineTuningTab(FineTuningPanel):
     preview (first 200 rows, rows the reader rejects in red), the training view
     (progress with ETA, live loss and metric curves, the probe and its prediction at
     every epoch, the evaluation table, the saved preset with one click to open it in
-    the explorer or QA tab), and the log.
+    the tab that uses it: "Open in Classify & tag", "Open in Question answering" or
+    "Open in Masked words"), and the log.
 
     The run is a `FineTuningJob` on the context's training pool. Cancel stops it after
     the current batch with a checkpoint; Resume continues a run whose output folder
     holds one. The widgets are the `FineTuningPanel`'s; `setup_controller` (a
-    `FineTuningSetupController`) and `run_controller` (a `FineTuningRunController`)
-    hold the state and do the work.
+    `FineTuningSetupController`) and `run_controller` (a `FineTuningRunController`,
+    with its `FineTuningRunView`) hold the state and do the work.
 
     Signals:
         training_event(object): every progress event of the running job (see
@@ -47,8 +43,6 @@ class FineTuningTab(FineTuningPanel):
 
     def __init__(self, context, parent=None):
         super().__init__(parent)
-        self.setWindowTitle("Fine-tuning")
-        self.setObjectName("fineTuningTab")
         self.context = context
         self.setup_controller = FineTuningSetupController(self, context)
         self.run_controller = FineTuningRunController(self, context, self.setup_controller)
@@ -116,10 +110,6 @@ class FineTuningTab(FineTuningPanel):
         """Whether the output folder holds a training checkpoint to resume from."""
         return self.run_controller.has_checkpoint()
 
-    def open_in_explorer(self):
-        """Makes the saved model the app's model and shows the explorer tab."""
-        self.run_controller.open_in_explorer()
-
-    def open_in_question_answering(self):
-        """Makes the saved model the app's model and shows the QA tab."""
-        self.run_controller.open_in_question_answering()
+    def open_saved_model(self):
+        """Makes the saved model the app's model and shows the tab that uses it."""
+        self.run_controller.open_saved_model()

@@ -14,10 +14,12 @@ from PySide6.QtGui import QPen
 from PySide6.QtWidgets import QSizePolicy
 from PySide6.QtWidgets import QWidget
 
-LOSS_COLOR = QColor("#1f77b4")
-METRIC_COLOR = QColor("#e8710a")
-GRID_COLOR = QColor(0, 0, 0, 28)
-AXIS_COLOR = QColor(0, 0, 0, 110)
+from kbert_gui.widgets import style
+
+LOSS_COLOR = QColor(style.LOSS_CURVE)
+METRIC_COLOR = QColor(style.METRIC_CURVE)
+GRID_COLOR = QColor(style.CHART_GRID)
+AXIS_COLOR = QColor(style.CHART_AXIS)
 
 
 class TrainingCurveChart(QWidget):
@@ -108,14 +110,8 @@ class TrainingCurveChart(QWidget):
         painter = QPainter(self)
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         painter.fillRect(self.rect(), self.palette().base())
-        metrics = painter.fontMetrics()
-        line_height = metrics.height()
-        plot = QRectF(
-            metrics.horizontalAdvance("0.000") + 14,
-            line_height * 2 + 8,
-            self.width() - 2 * (metrics.horizontalAdvance("0.000") + 14),
-            self.height() - line_height * 4 - 18,
-        )
+        line_height = painter.fontMetrics().height()
+        plot = self._plot_rect(painter.fontMetrics())
         if plot.width() < 40 or plot.height() < 40:
             return
         self._draw_legend(painter, line_height)
@@ -127,58 +123,60 @@ class TrainingCurveChart(QWidget):
             painter.setPen(QPen(AXIS_COLOR, 1))
             painter.drawRect(plot)
             return
+        axes = _Axes(plot, self._loss, self._metric, self._total_steps)
+        self._draw_grid(painter, axes)
+        self._draw_tick_labels(painter, axes, line_height)
+        painter.setClipRect(plot.adjusted(-4, -4, 4, 4))
+        self._draw_loss(painter, axes)
+        if self._metric:
+            self._draw_metric(painter, axes)
 
-        last_step = max(
-            [point[0] for point in self._loss[-1:] + self._metric[-1:]] + [self._total_steps, 1]
+    def _plot_rect(self, metrics):
+        """The area inside the axes: room for the tick labels left and right, the
+        legend above and the step labels below."""
+        margin = metrics.horizontalAdvance("0.000") + 14
+        line_height = metrics.height()
+        return QRectF(
+            margin,
+            line_height * 2 + 8,
+            self.width() - 2 * margin,
+            self.height() - line_height * 4 - 18,
         )
-        x_ticks = _nice_ticks(0, last_step, integer=True)
-        x_max = max(x_ticks[-1], last_step)
-        loss_ticks = _nice_ticks(*_value_range([value for _, value in self._loss], zero_based=True))
-        metric_ticks = _nice_ticks(
-            *_value_range([value for _, value in self._metric], zero_based=False)
-        )
-        loss_range = (loss_ticks[0], loss_ticks[-1])
-        metric_range = (metric_ticks[0], metric_ticks[-1])
 
-        def to_x(step):
-            return plot.left() + plot.width() * step / x_max
-
-        def to_y(value, value_range):
-            low, high = value_range
-            return plot.bottom() - plot.height() * (value - low) / (high - low)
-
-        # Grid, ticks and axis labels.
+    def _draw_grid(self, painter, axes):
+        plot = axes.plot
         painter.setPen(QPen(GRID_COLOR, 1))
-        for value in loss_ticks:
-            painter.drawLine(
-                QPointF(plot.left(), to_y(value, loss_range)),
-                QPointF(plot.right(), to_y(value, loss_range)),
-            )
-        for step in x_ticks:
-            painter.drawLine(QPointF(to_x(step), plot.top()), QPointF(to_x(step), plot.bottom()))
+        for value in axes.loss_ticks:
+            y = axes.loss_y(value)
+            painter.drawLine(QPointF(plot.left(), y), QPointF(plot.right(), y))
+        for step in axes.x_ticks:
+            x = axes.x(step)
+            painter.drawLine(QPointF(x, plot.top()), QPointF(x, plot.bottom()))
         painter.setPen(QPen(AXIS_COLOR, 1))
         painter.drawRect(plot)
+
+    def _draw_tick_labels(self, painter, axes, line_height):
+        plot = axes.plot
         painter.setPen(LOSS_COLOR)
-        for value in loss_ticks:
-            y = to_y(value, loss_range)
+        for value in axes.loss_ticks:
             painter.drawText(
-                QRectF(0, y - line_height / 2, plot.left() - 6, line_height),
+                QRectF(0, axes.loss_y(value) - line_height / 2, plot.left() - 6, line_height),
                 Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,
-                _tick_label(value, loss_ticks),
+                _tick_label(value, axes.loss_ticks),
             )
         if self._metric:
             painter.setPen(METRIC_COLOR)
-            for value in metric_ticks:
-                y = to_y(value, metric_range)
+            for value in axes.metric_ticks:
+                y = axes.metric_y(value)
                 painter.drawText(
                     QRectF(plot.right() + 6, y - line_height / 2, plot.left() - 6, line_height),
                     Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
-                    _tick_label(value, metric_ticks),
+                    _tick_label(value, axes.metric_ticks),
                 )
         painter.setPen(AXIS_COLOR)
-        for step in x_ticks:
+        for step in axes.x_ticks:
             painter.drawText(
-                QRectF(to_x(step) - 40, plot.bottom() + 4, 80, line_height),
+                QRectF(axes.x(step) - 40, plot.bottom() + 4, 80, line_height),
                 Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop,
                 str(int(step)),
             )
@@ -188,28 +186,27 @@ class TrainingCurveChart(QWidget):
             "step",
         )
 
-        # Curves.
-        painter.setClipRect(plot.adjusted(-4, -4, 4, 4))
+    def _draw_loss(self, painter, axes):
         loss_path = QPainterPath()
-        for index, (step, value) in enumerate(_thin(self._loss, int(plot.width()), x_max)):
-            point = QPointF(to_x(step), to_y(value, loss_range))
+        points = _thin(self._loss, int(axes.plot.width()), axes.x_max)
+        for index, (step, value) in enumerate(points):
+            point = QPointF(axes.x(step), axes.loss_y(value))
             if index == 0:
                 loss_path.moveTo(point)
             else:
                 loss_path.lineTo(point)
         painter.setPen(QPen(LOSS_COLOR, 1.6))
         painter.drawPath(loss_path)
-        if self._metric:
-            points = [
-                QPointF(to_x(step), to_y(value, metric_range)) for step, value in self._metric
-            ]
-            painter.setPen(QPen(METRIC_COLOR, 2))
-            for start, end in itertools.pairwise(points):
-                painter.drawLine(start, end)
-            if self._metric_markers:
-                painter.setBrush(METRIC_COLOR)
-                for point in points:
-                    painter.drawEllipse(point, 3.5, 3.5)
+
+    def _draw_metric(self, painter, axes):
+        points = [QPointF(axes.x(step), axes.metric_y(value)) for step, value in self._metric]
+        painter.setPen(QPen(METRIC_COLOR, 2))
+        for start, end in itertools.pairwise(points):
+            painter.drawLine(start, end)
+        if self._metric_markers:
+            painter.setBrush(METRIC_COLOR)
+            for point in points:
+                painter.drawEllipse(point, 3.5, 3.5)
 
     def _draw_legend(self, painter, line_height):
         x, y = 12.0, 6.0
@@ -223,6 +220,33 @@ class TrainingCurveChart(QWidget):
             painter.setPen(self.palette().text().color())
             painter.drawText(QPointF(x + 24, y + line_height * 0.78), text)
             x += 24 + painter.fontMetrics().horizontalAdvance(text) + 28
+
+
+class _Axes:
+    """Where steps and values go in the plot: round ticks covering the points (the x
+    axis spans at least the run's `total_steps`), the loss on the left axis from 0, the
+    metric on the right one."""
+
+    def __init__(self, plot, loss, metric, total_steps):
+        self.plot = plot
+        last_step = max([point[0] for point in loss[-1:] + metric[-1:]] + [total_steps, 1])
+        self.x_ticks = _nice_ticks(0, last_step, integer=True)
+        self.x_max = max(self.x_ticks[-1], last_step)
+        self.loss_ticks = _nice_ticks(*_value_range([value for _, value in loss], True))
+        self.metric_ticks = _nice_ticks(*_value_range([value for _, value in metric], False))
+
+    def x(self, step):
+        return self.plot.left() + self.plot.width() * step / self.x_max
+
+    def loss_y(self, value):
+        return self._y(value, self.loss_ticks)
+
+    def metric_y(self, value):
+        return self._y(value, self.metric_ticks)
+
+    def _y(self, value, ticks):
+        low, high = ticks[0], ticks[-1]
+        return self.plot.bottom() - self.plot.height() * (value - low) / (high - low)
 
 
 def _append(points, step, value):

@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QToolTip
 from PySide6.QtWidgets import QWidget
 
 from kbert_gui.masked_words.attention_images import weights_image
+from kbert_gui.widgets import style
 
 THUMBNAIL = 150
 GAP = 14
@@ -103,7 +104,7 @@ class AttentionHeadGrid(QWidget):
         painter = QPainter(self)
         painter.fillRect(self.rect(), self.palette().base())
         if not self._maps:
-            painter.setPen(QColor("#5f6b7a"))
+            painter.setPen(QColor(style.MUTED_TEXT))
             painter.drawText(self.rect(), Qt.AlignmentFlag.AlignCenter, "The heads appear here.")
             return
         layer = "average of layers" if self._layer is None else f"layer {self._layer + 1}"
@@ -116,7 +117,7 @@ class AttentionHeadGrid(QWidget):
                 f"head {head + 1} · {layer}",
             )
             painter.drawImage(rect, image)
-            painter.setPen(QColor("#d0d7e2"))
+            painter.setPen(QColor(style.MAP_BORDER))
             painter.drawRect(rect)
 
     def mousePressEvent(self, event):

@@ -13,11 +13,13 @@ from PySide6.QtGui import QPen
 from PySide6.QtWidgets import QToolTip
 from PySide6.QtWidgets import QWidget
 
+from kbert_gui.widgets import style
+
 ROW = 20
 GAP = 220
 MARGIN = 10
-LINE_COLOR = QColor("#0b4f9c")
-FOCUS_COLOR = QColor("#e8710a")
+LINE_COLOR = QColor(style.ATTENTION)
+FOCUS_COLOR = QColor(style.ATTENTION_FOCUS)
 # Weights below this draw no line (a row of 128 tokens would otherwise draw 128).
 FAINTEST = 0.01
 # Opacity steps: the lines of one step are drawn in one call.
@@ -129,7 +131,7 @@ class AttentionHeadView(QWidget):
         painter = QPainter(self)
         painter.fillRect(self.rect(), self.palette().base())
         if self._weights is None or not self._tokens:
-            painter.setPen(QColor("#5f6b7a"))
+            painter.setPen(QColor(style.MUTED_TEXT))
             painter.drawText(
                 self.rect(), Qt.AlignmentFlag.AlignCenter, "The head view appears here."
             )

@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QToolTip
 from PySide6.QtWidgets import QWidget
 
 from kbert_gui.masked_words.attention_images import weights_image
+from kbert_gui.widgets import style
 
 # Cell edge in pixels: a readable label for short texts, still on screen for long ones.
 MAX_CELL = 30
@@ -114,7 +115,7 @@ class AttentionHeatMap(QWidget):
         painter = QPainter(self)
         painter.fillRect(self.rect(), self.palette().base())
         if self._weights is None or not self._tokens:
-            painter.setPen(QColor("#5f6b7a"))
+            painter.setPen(QColor(style.MUTED_TEXT))
             painter.drawText(
                 self.rect(), Qt.AlignmentFlag.AlignCenter, "The attention map appears here."
             )
@@ -123,7 +124,7 @@ class AttentionHeatMap(QWidget):
         count = len(self._tokens)
         # One pixel per cell, scaled up without smoothing: sharp cells, one draw call.
         painter.drawImage(QRectF(origin.x(), origin.y(), count * cell, count * cell), self._image)
-        painter.setPen(QColor("#d0d7e2"))
+        painter.setPen(QColor(style.MAP_BORDER))
         painter.setBrush(Qt.BrushStyle.NoBrush)
         painter.drawRect(QRectF(origin.x(), origin.y(), count * cell, count * cell))
 
@@ -146,7 +147,7 @@ class AttentionHeatMap(QWidget):
                 token,
             )
             painter.restore()
-        painter.setPen(QColor("#5f6b7a"))
+        painter.setPen(QColor(style.MUTED_TEXT))
         painter.drawText(
             QRectF(origin.x(), origin.y() + count * cell + 4, self.width() - origin.x(), 20),
             int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter),

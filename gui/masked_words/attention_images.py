@@ -4,8 +4,10 @@ import numpy as np
 from PySide6.QtGui import QColor
 from PySide6.QtGui import QImage
 
+from kbert_gui.widgets import style
+
 # Colour of weight 1; 0 is white.
-HOT = QColor("#0b4f9c")
+HOT = QColor(style.ATTENTION)
 
 
 def weights_image(weights):

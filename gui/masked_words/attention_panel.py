@@ -1,4 +1,4 @@
-"""The explorer's attention views: a heat map, every head of a layer, the head view."""
+"""The "Masked words" attention views: a heat map, every head of a layer, the head view."""
 
 from dataclasses import dataclass
 
@@ -17,7 +17,9 @@ from kbert_gui.masked_words.attention_head_view import AttentionHeadView
 from kbert_gui.masked_words.attention_heat_map import AttentionHeatMap
 from kbert_gui.widgets.error_banner import ErrorBanner
 from kbert_gui.masked_words.masked_words_format import truncation_note
+from kbert_gui.services.latest_request_runner import TYPING_DELAY_MS
 from kbert_gui.services.latest_request_runner import LatestRequestRunner
+from kbert_gui.widgets import style
 
 AVERAGE_OF_LAYERS = "average of layers"
 AVERAGE_OF_HEADS = "average of heads"
@@ -57,7 +59,7 @@ class AttentionPanel(QWidget):
         parent: the parent widget.
     """
 
-    def __init__(self, context, delay_ms=250, parent=None):
+    def __init__(self, context, delay_ms=TYPING_DELAY_MS, parent=None):
         super().__init__(parent)
         self.setObjectName("attentionPanel")
         self.context = context
@@ -71,6 +73,17 @@ class AttentionPanel(QWidget):
         self.runner.error.connect(self._show_error)
         self.runner.busy_changed.connect(self._show_busy)
 
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(8, 8, 8, 8)
+        layout.addLayout(self._build_controls())
+        self.error_banner = ErrorBanner()
+        layout.addWidget(self.error_banner)
+        layout.addWidget(self._build_note())
+        layout.addWidget(self._build_views(), 1)
+        context.models.source_changed.connect(self._forget_model)
+
+    def _build_controls(self):
+        """The layer, head and view choices, and the busy line."""
         self.layer_combo = QComboBox()
         self.layer_combo.setObjectName("layerCombo")
         self.layer_combo.setToolTip(
@@ -94,7 +107,7 @@ class AttentionPanel(QWidget):
         self.head_combo.currentIndexChanged.connect(self._redraw)
         self.view_combo.currentIndexChanged.connect(self._show_view)
         self.busy_label = QLabel("Computing attention…")
-        self.busy_label.setStyleSheet("color: #5f6b7a;")
+        self.busy_label.setStyleSheet(style.BUSY_STYLE)
         self.busy_label.hide()
 
         controls = QHBoxLayout()
@@ -110,13 +123,18 @@ class AttentionPanel(QWidget):
         controls.addSpacing(12)
         controls.addWidget(self.busy_label)
         controls.addStretch(1)
+        return controls
 
-        self.error_banner = ErrorBanner()
+    def _build_note(self):
         self.note_label = QLabel()
         self.note_label.setObjectName("attentionNote")
         self.note_label.setWordWrap(True)
-        self.note_label.setStyleSheet("color: #5f6b7a;")
+        self.note_label.setStyleSheet(style.HINT_STYLE)
         self.note_label.hide()
+        return self.note_label
+
+    def _build_views(self):
+        """The three views, each in a scroll area, one shown at a time."""
         self.heat_map = AttentionHeatMap()
         self.head_grid = AttentionHeadGrid()
         self.head_grid.head_chosen.connect(self.enlarge_head)
@@ -128,15 +146,7 @@ class AttentionPanel(QWidget):
             scroll_area.setWidgetResizable(False)
             scroll_area.setAlignment(Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop)
             self.views.addWidget(scroll_area)
-
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(8, 8, 8, 8)
-        layout.addLayout(controls)
-        layout.addWidget(self.error_banner)
-        layout.addWidget(self.note_label)
-        layout.addWidget(self.views, 1)
-
-        context.models.source_changed.connect(self._forget_model)
+        return self.views
 
     @property
     def attention(self):

@@ -1,4 +1,4 @@
-"""One fill-mask prediction for the explorer, computed in a worker."""
+"""One fill-mask prediction for the "Masked words" tab, computed in a worker."""
 
 from dataclasses import dataclass
 

@@ -8,13 +8,14 @@ from PySide6.QtGui import QColor
 from kbert_gui.masked_words.masked_words_format import row_label
 from kbert_gui.masked_words.masked_words_format import row_replacement
 from kbert_gui.masked_words.masked_words_format import rows_of
+from kbert_gui.widgets import style
 
 # The probability (a float in [0, 1], or None) of a row, for `ProbabilityBarDelegate`.
 PROBABILITY_ROLE = Qt.ItemDataRole.UserRole + 1
 # The row's `kbert.inference.MaskPrediction` (or `WordScore`).
 PREDICTION_ROLE = Qt.ItemDataRole.UserRole + 2
 # Rows the compared model does not list for this mask.
-DIFFERENT_BACKGROUND = QColor("#fff1d6")
+DIFFERENT_BACKGROUND = QColor(style.DIFFERS_BACKGROUND)
 
 TOKEN_COLUMN = 0
 PROBABILITY_COLUMN = 1

@@ -13,19 +13,20 @@ from PySide6.QtWidgets import QTableView
 from PySide6.QtWidgets import QVBoxLayout
 from PySide6.QtWidgets import QWidget
 
-from kbert_gui.widgets.error_banner import ErrorBanner
-from kbert_gui.masked_words.masked_words_format import same_word_notes
-from kbert_gui.masked_words.masked_words_format import top_differences
-from kbert_gui.masked_words.masked_words_format import truncation_note
 from kbert_gui.masked_words.mask_prediction_model import PROBABILITY_COLUMN
 from kbert_gui.masked_words.mask_prediction_model import PROBABILITY_ROLE
 from kbert_gui.masked_words.mask_prediction_model import MaskPredictionModel
+from kbert_gui.masked_words.masked_words_format import fresh_heads_warning
+from kbert_gui.masked_words.masked_words_format import same_word_notes
+from kbert_gui.masked_words.masked_words_format import top_differences
+from kbert_gui.masked_words.masked_words_format import truncation_note
+from kbert_gui.widgets import style
+from kbert_gui.widgets.error_banner import ErrorBanner
 from kbert_gui.widgets.probability_bar_delegate import ProbabilityBarDelegate
+from kbert_gui.widgets.warning_banner import WarningBanner
 
 # A list taller than this many rows scrolls.
 VISIBLE_ROWS = 10
-# The title of a mask whose top prediction the compared model does not share.
-DIFFERS_STYLE = "QGroupBox { color: #9a5b00; font-weight: bold; }"
 
 
 class MaskPredictionsView(QWidget):
@@ -69,22 +70,15 @@ class MaskPredictionsView(QWidget):
         self.hint_label = QLabel()
         self.hint_label.setObjectName("predictionsHint")
         self.hint_label.setWordWrap(True)
-        self.hint_label.setStyleSheet("color: #5f6b7a; padding: 4px 2px;")
+        self.hint_label.setStyleSheet(style.PLACEHOLDER_STYLE)
         self.hint_label.hide()
 
-        self.warning_label = QLabel()
-        self.warning_label.setObjectName("freshHeadsWarning")
-        self.warning_label.setWordWrap(True)
-        self.warning_label.setStyleSheet(
-            "QLabel#freshHeadsWarning { color: #7a4b00; background: #fff4d6;"
-            " border: 1px solid #f0d28a; border-radius: 4px; padding: 6px; }"
-        )
-        self.warning_label.hide()
+        self.warning_banner = WarningBanner()
 
         self.note_label = QLabel()
         self.note_label.setObjectName("predictionsNote")
         self.note_label.setWordWrap(True)
-        self.note_label.setStyleSheet("color: #5f6b7a; padding: 2px;")
+        self.note_label.setStyleSheet(style.NOTE_STYLE)
         self.note_label.hide()
 
         self.error_banner = ErrorBanner()
@@ -104,7 +98,7 @@ class MaskPredictionsView(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(6)
         layout.addWidget(self.title_label)
-        layout.addWidget(self.warning_label)
+        layout.addWidget(self.warning_banner)
         layout.addWidget(self.note_label)
         layout.addWidget(self.error_banner)
         layout.addWidget(self.hint_label)
@@ -137,7 +131,7 @@ class MaskPredictionsView(QWidget):
 
     @property
     def warning(self):
-        return self.warning_label.text() if not self.warning_label.isHidden() else ""
+        return self.warning_banner.message
 
     @property
     def note(self):
@@ -158,15 +152,11 @@ class MaskPredictionsView(QWidget):
         self.error_banner.clear_error()
         self.hint_label.hide()
         if outcome.fresh_heads:
-            self.warning_label.setText(
-                f"{outcome.source} has no trained masked-LM head "
-                f"({', '.join(outcome.fresh_heads)} was initialised at random), so these "
-                "predictions are random. Pick a pretrained model (a BertPretrainer or "
-                "BertMaskedLM preset) to see real ones."
+            self.warning_banner.show_warning(
+                fresh_heads_warning(outcome.source, outcome.fresh_heads)
             )
-            self.warning_label.show()
         else:
-            self.warning_label.hide()
+            self.warning_banner.clear_warning()
         notes = [truncation_note(outcome.num_tokens, outcome.limit, "predictions")]
         for mask in outcome.word_scores[:1]:
             notes.extend(same_word_notes(mask))
@@ -183,7 +173,7 @@ class MaskPredictionsView(QWidget):
             title = f"mask {index + 1} at chars {mask.start}–{mask.end}"
             group.setTitle(title + (" · the other model's top differs" if top_differs else ""))
             group.setProperty("differs", top_differs)
-            group.setStyleSheet(DIFFERS_STYLE if top_differs else "")
+            group.setStyleSheet(style.DIFFERS_TITLE_STYLE if top_differs else "")
             self._models[index].set_unshared(unshared)
 
     def show_hint(self, message):
@@ -201,7 +191,7 @@ class MaskPredictionsView(QWidget):
         """Removes lists, hint, warning, notes and error."""
         self._show_outcome(None)
         self.hint_label.hide()
-        self.warning_label.hide()
+        self.warning_banner.clear_warning()
         self.note_label.hide()
         self.error_banner.clear_error()
 

@@ -1,4 +1,4 @@
-"""The explorer's text box: type text, insert [MASK], double-click a word to mask it."""
+"""The "Masked words" text box: type text, insert [MASK], double-click a word to mask it."""
 
 from PySide6.QtGui import QColor
 from PySide6.QtGui import QFont
@@ -6,6 +6,8 @@ from PySide6.QtGui import QTextCharFormat
 from PySide6.QtGui import QTextCursor
 from PySide6.QtWidgets import QPlainTextEdit
 from PySide6.QtWidgets import QTextEdit
+
+from kbert_gui.widgets import style
 
 MASK_TOKEN = "[MASK]"
 # Shown where predictions would be while the text has no mask.
@@ -105,8 +107,8 @@ class MaskedTextEdit(QPlainTextEdit):
     def _highlight_masks(self):
         text = self.toPlainText()
         highlight = QTextCharFormat()
-        highlight.setBackground(QColor("#dbe9fb"))
-        highlight.setForeground(QColor("#174ea6"))
+        highlight.setBackground(QColor(style.MASK_BACKGROUND))
+        highlight.setForeground(QColor(style.MASK_TEXT))
         highlight.setFontWeight(QFont.Weight.DemiBold)
         selections = []
         start = text.find(MASK_TOKEN)

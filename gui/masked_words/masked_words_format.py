@@ -1,13 +1,38 @@
-"""What the masked-word explorer writes: length notes, word notes, exports, comparisons.
+"""What the "Masked words" tab writes: length notes, word notes, exports, comparisons.
 
 Pure functions of kbert's results and `FillMaskOutcome`s, no Qt, so that each line the
-explorer shows (and each file it saves) can be checked on its own.
+tab shows (and each file it saves) can be checked on its own.
 """
+
+import html
+import pathlib
 
 from kbert.tokenizer.bert_tokenizer import display_token
 
+# The text the tab opens with.
+EXAMPLE_TEXT = (
+    "It is a truth universally acknowledged, that a single man in possession of a good "
+    "fortune, must be in want of a [MASK]."
+)
 # The columns of the exported predictions, in order.
 PREDICTION_COLUMNS = ("mask", "start", "end", "rank", "token", "pieces", "probability", "text")
+
+
+def display_name(source):
+    """A model's name above its predictions: a folder's own name, a preset name as is."""
+    path = pathlib.Path(source)
+    return path.name if len(path.parts) > 1 else str(source)
+
+
+def fresh_heads_warning(source, fresh_heads):
+    """The warning over predictions of a model whose masked-LM head is untrained (rich
+    text: the model's name is escaped)."""
+    return (
+        f"{html.escape(str(source))} has no trained masked-LM head "
+        f"({', '.join(fresh_heads)} was initialised at random), so these predictions are "
+        "random. Pick a pretrained model (a BertPretrainer or BertMaskedLM preset) to see "
+        "real ones."
+    )
 
 
 def too_long_message(num_tokens, limit, cut_masks, masks):
@@ -97,7 +122,7 @@ def prediction_rows(outcome):
 
 
 def prediction_document(outcome):
-    """The exported JSON of one model's predictions for the explorer's text."""
+    """The exported JSON of one model's predictions for the tab's text."""
     return {
         "model": outcome.source,
         "text": outcome.text,

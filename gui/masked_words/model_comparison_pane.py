@@ -1,4 +1,4 @@
-"""A second model's predictions for the explorer's text, side by side with the first."""
+"""A second model's predictions for the "Masked words" text, side by side with the first."""
 
 import pathlib
 
@@ -15,10 +15,12 @@ from PySide6.QtWidgets import QVBoxLayout
 from PySide6.QtWidgets import QWidget
 
 from kbert_gui.masked_words.fill_mask_outcome import FillMaskOutcome
+from kbert_gui.services.latest_request_runner import TYPING_DELAY_MS
 from kbert_gui.services.latest_request_runner import LatestRequestRunner
 from kbert_gui.masked_words.mask_predictions_view import MaskPredictionsView
 from kbert_gui.masked_words.masked_text_edit import MASK_TOKEN
 from kbert_gui.masked_words.masked_text_edit import NO_MASK_HINT
+from kbert_gui.masked_words.masked_words_format import display_name
 
 IDLE_HINT = (
     "Compare with a second model (for example the demo model against one you "
@@ -27,7 +29,7 @@ IDLE_HINT = (
 
 
 class ModelComparisonPane(QWidget):
-    """Picks a second model and shows its predictions for the explorer's text.
+    """Picks a second model and shows its predictions for the tab's text.
 
     The model is a preset name or folder typed in the line edit, chosen with the
     folder button, or taken from the recent models; "Compare" (or Enter) starts
@@ -47,7 +49,7 @@ class ModelComparisonPane(QWidget):
     prediction_chosen = Signal(str, int, int, str)
     outcome_changed = Signal(object)
 
-    def __init__(self, context, delay_ms=250, parent=None):
+    def __init__(self, context, delay_ms=TYPING_DELAY_MS, parent=None):
         super().__init__(parent)
         self.setObjectName("modelComparisonPane")
         self.context = context
@@ -124,7 +126,7 @@ class ModelComparisonPane(QWidget):
             self.view.show_hint(IDLE_HINT)
             return
         self.source_edit.setText(self._source)
-        self.view.set_title(_display_name(self._source))
+        self.view.set_title(display_name(self._source))
         self.view.title_label.setToolTip(self._source)
         self.view.clear()
         if self._request is not None:
@@ -184,8 +186,3 @@ class ModelComparisonPane(QWidget):
             )
         if self.recent_menu.isEmpty():
             self.recent_menu.addAction("(none yet)").setEnabled(False)
-
-
-def _display_name(source):
-    path = pathlib.Path(source)
-    return path.name if len(path.parts) > 1 else str(source)

@@ -5,10 +5,12 @@ import dataclasses
 import numpy as np
 from PySide6.QtGui import QColor
 
+from kbert_gui.widgets import style
+
 # Start probability tints blue, end probability tints red (both: purple).
-START_TINT = (0x1E, 0x88, 0xE5)
-END_TINT = (0xE5, 0x39, 0x35)
-PAPER = (0xFF, 0xFF, 0xFF)
+START_TINT = style.rgb(style.START_PROBABILITY)
+END_TINT = style.rgb(style.END_PROBABILITY)
+PAPER = style.rgb(style.PAPER)
 # Tokens whose stronger tint is below this (after the square root) stay white.
 FAINTEST = 0.05
 

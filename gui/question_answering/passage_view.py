@@ -11,10 +11,11 @@ from PySide6.QtWidgets import QPlainTextEdit
 from PySide6.QtWidgets import QTextEdit
 from PySide6.QtWidgets import QToolTip
 
+from kbert_gui.widgets import style
 from kbert_gui.widgets.qt_text_positions import QtTextPositions
 
-ANSWER_BACKGROUND = QColor("#ffd54f")
-ANSWER_FOREGROUND = QColor("#1a1a1a")
+ANSWER_BACKGROUND = QColor(style.ANSWER_BACKGROUND)
+ANSWER_FOREGROUND = QColor(style.INK)
 
 
 class PassageView(QPlainTextEdit):
@@ -70,7 +71,7 @@ class PassageView(QPlainTextEdit):
         selection.format.setBackground(ANSWER_BACKGROUND)
         selection.format.setForeground(ANSWER_FOREGROUND)
         selection.format.setFontUnderline(True)
-        selection.format.setUnderlineColor(QColor("#b26a00"))
+        selection.format.setUnderlineColor(QColor(style.ANSWER_UNDERLINE))
         self._answer_selection = selection
         self._answer_qt_span = (qt_start, qt_end)
         self.setExtraSelections([selection])

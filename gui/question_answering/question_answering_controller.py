@@ -1,21 +1,19 @@
 """The question-answering tab's behaviour: requests, the answers' views, model checks.
 
-A little over 400 lines: one controller of requests and results (a newer question
-supersedes an older one, an edited passage drops stale results) that reads best whole; the widgets are in `question_answering_panel`, the
-texts in `question_answering_format`.
+The widgets are in `question_answering_panel`, the texts in `question_answering_format`,
+the work of a worker in `answer_report`.
 """
 
 import pathlib
-from dataclasses import dataclass
 
 from PySide6.QtCore import QObject
 from PySide6.QtCore import QTimer
 from PySide6.QtCore import Slot
 from PySide6.QtWidgets import QFileDialog
 
-from kbert_gui.services.export_files import data_actions
-from kbert_gui.services.latest_request_runner import LatestRequestRunner
-from kbert_gui.question_answering.passage_shading import PassageShading
+from kbert_gui.question_answering.answer_report import TASK_CLASS
+from kbert_gui.question_answering.answer_report import AnswerReport
+from kbert_gui.question_answering.answer_request import AnswerRequest
 from kbert_gui.question_answering.question_answering_format import ANSWER_EXPORT_COLUMNS
 from kbert_gui.question_answering.question_answering_format import UNTRAINED_HEAD_WARNING
 from kbert_gui.question_answering.question_answering_format import answer_rows
@@ -28,8 +26,10 @@ from kbert_gui.question_answering.question_answering_format import passage_info
 from kbert_gui.question_answering.question_answering_format import quoted_answer
 from kbert_gui.question_answering.question_answering_format import shading_legend
 from kbert_gui.question_answering.question_answering_format import slider_threshold
+from kbert_gui.services.export_files import data_actions
+from kbert_gui.services.latest_request_runner import LatestRequestRunner
+from kbert_gui.widgets import style
 
-TASK_CLASS = "BertQuestionAnswerer"
 # Pause after the last keystroke before answering as you type.
 LIVE_DELAY_MS = 500
 # Bigger files are more than a passage; the user can paste the part they need.
@@ -38,36 +38,6 @@ MAX_PASSAGE_BYTES = 1_000_000
 NO_QUESTION = "Type a question first."
 NO_PASSAGE = "Paste a passage or open a text file first."
 _INPUT_PROBLEMS = (NO_QUESTION, NO_PASSAGE)
-
-
-@dataclass(frozen=True)
-class _AnswerRequest:
-    """What the user asked, copied off the widgets for a worker."""
-
-    source: str
-    question: str
-    passage: str
-    top_k: int
-    null_threshold: object
-    shade: bool
-    quiet: bool = False  # answering as you type
-
-
-@dataclass(frozen=True)
-class _AnswerReport:
-    """A worker's findings: `answer`'s result, and what the view shows besides."""
-
-    request: _AnswerRequest
-    result: object  # kbert.inference.AnswerResult
-    best_spans: tuple  # the best spans `answer` rejected for "no answer", else ()
-    probabilities: object  # kbert.inference.SpanProbabilities, when shading
-    shading: object  # its `PassageShading`, prepared for the view
-    freshly_initialized_heads: tuple
-
-    @property
-    def best_span(self):
-        """The best span "no answer" beat, or None."""
-        return self.best_spans[0] if self.best_spans else None
 
 
 class QuestionAnsweringController(QObject):
@@ -215,7 +185,7 @@ class QuestionAnsweringController(QObject):
                 self.panel.error_banner.show_error(problem)
             return
         self._clear_input_problem()
-        request = _AnswerRequest(
+        request = AnswerRequest(
             source=self.context.models.source,
             question=question,
             passage=passage,
@@ -224,7 +194,7 @@ class QuestionAnsweringController(QObject):
             shade=self.panel.shade_check.isChecked(),
             quiet=quiet,
         )
-        self.runner.submit(_answer_question, self.context.models, request)
+        self.runner.submit(AnswerReport.compute, self.context.models, request)
 
     # --- Results ----------------------------------------------------------------------
 
@@ -257,7 +227,7 @@ class QuestionAnsweringController(QObject):
             self.panel.no_answer_label.show()
         if result.is_impossible:
             self.panel.best_answer_label.setText("No answer")
-            self.panel.best_answer_label.setStyleSheet("color: #8a1c1c;")
+            self.panel.best_answer_label.setStyleSheet(style.ERROR_TEXT_STYLE)
             self.panel.details_label.setText(no_answer_details(result))
             return
         best = result.answers[0]
@@ -303,12 +273,12 @@ class QuestionAnsweringController(QObject):
             )
 
     def _show_head_warning(self, freshly_initialized_heads):
+        warning = self.panel.head_warning
         if freshly_initialized_heads:
-            self.panel.head_warning.setText(UNTRAINED_HEAD_WARNING)
-            self.panel.head_warning.setToolTip(fresh_heads_tooltip(freshly_initialized_heads))
-            self.panel.head_warning.show()
+            warning.show_warning(UNTRAINED_HEAD_WARNING)
+            warning.setToolTip(fresh_heads_tooltip(freshly_initialized_heads))
         else:
-            self.panel.head_warning.hide()
+            warning.clear_warning()
 
     def _clear_results(self, message="Ask a question to see answers."):
         self._has_results = False
@@ -354,7 +324,7 @@ class QuestionAnsweringController(QObject):
     def _on_source_changed(self, source):
         self.runner.cancel()
         self._checked_source = None
-        self.panel.head_warning.hide()
+        self.panel.head_warning.clear_warning()
         self.panel.error_banner.clear_error()
         self._clear_results(f"Model: {source}. Ask a question to see answers.")
         if self.panel.isVisible():
@@ -389,32 +359,3 @@ def _load_model(worker, models, source):
     """Worker: loads the QA model of `source`; returns `(source, fresh head names)`."""
     model = models.model(TASK_CLASS, source)
     return source, tuple(model.freshly_initialized_heads)
-
-
-def _answer_question(models, request):
-    """Worker: answers `request` (an `_AnswerRequest`) with the QA model of its source."""
-    model = models.model(TASK_CLASS, request.source)
-    result = model.answer(
-        request.question,
-        request.passage,
-        top_k=request.top_k,
-        null_threshold=request.null_threshold,
-    )
-    best_spans = ()
-    if result.is_impossible and result.no_answer_score is not None:
-        # What "no answer" beat: the best spans without the threshold.
-        best_spans = model.answer(request.question, request.passage, top_k=request.top_k).answers
-    probabilities = shading = None
-    if request.shade:
-        from kbert.inference import span_probabilities
-
-        probabilities = span_probabilities(model, None, request.question, request.passage)
-        shading = PassageShading.from_probabilities(probabilities)
-    return _AnswerReport(
-        request=request,
-        result=result,
-        best_spans=best_spans,
-        probabilities=probabilities,
-        shading=shading,
-        freshly_initialized_heads=tuple(model.freshly_initialized_heads),
-    )

@@ -4,13 +4,15 @@ Pure functions of kbert's `AnswerResult` and `Answer` values, no Qt, so that eac
 line the tab shows can be checked on its own.
 """
 
+from kbert_gui.tab_key import TabKey
+from kbert_gui.widgets import style
+
 # The null-threshold slider moves in tenths over [-20, 20].
 THRESHOLD_STEPS_PER_UNIT = 10
 THRESHOLD_LIMIT = 20
 UNTRAINED_HEAD_WARNING = (
     "This model has no trained QA head: fine-tune it on SQuAD-style data first "
-    '(<a href="fine-tuning">Fine-tuning tab</a>, task “question answering”); '
-    "answers are random."
+    f"({TabKey.FINE_TUNING.link}, task “question answering”); answers are random."
 )
 
 
@@ -74,8 +76,8 @@ def shading_legend(num_windows):
     """What the passage line adds while shading: the windows read, and the colours."""
     return (
         f"{num_windows} window{'s' if num_windows != 1 else ''} · shading: "
-        '<span style="color:#1e88e5">■</span> start '
-        '<span style="color:#e53935">■</span> end'
+        f'<span style="color:{style.START_PROBABILITY}">■</span> start '
+        f'<span style="color:{style.END_PROBABILITY}">■</span> end'
     )
 
 

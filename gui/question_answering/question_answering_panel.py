@@ -24,11 +24,14 @@ from PySide6.QtWidgets import QWidget
 
 from kbert_gui.question_answering.answer_list_model import ANSWER_COLUMN
 from kbert_gui.question_answering.answer_list_model import AnswerListModel
-from kbert_gui.widgets.error_banner import ErrorBanner
 from kbert_gui.question_answering.passage_view import PassageView
 from kbert_gui.question_answering.question_answering_format import THRESHOLD_LIMIT
 from kbert_gui.question_answering.question_answering_format import THRESHOLD_STEPS_PER_UNIT
 from kbert_gui.question_answering.question_answering_format import threshold_text
+from kbert_gui.tab_key import TabKey
+from kbert_gui.widgets import style
+from kbert_gui.widgets.error_banner import ErrorBanner
+from kbert_gui.widgets.warning_banner import WarningBanner
 
 
 class QuestionAnsweringPanel(QWidget):
@@ -46,7 +49,11 @@ class QuestionAnsweringPanel(QWidget):
 
     def __init__(self, parent=None):
         super().__init__(parent)
-        self._build_widgets()
+        self.setWindowTitle(TabKey.QUESTION_ANSWERING.label)
+        self._build_question_widgets()
+        self._build_passage_widgets()
+        self._build_answer_widgets()
+        self._build_option_widgets()
         self._build_layout()
         self.answer_shortcuts = []
         for keys in ("Ctrl+Return", "Ctrl+Enter"):
@@ -56,7 +63,9 @@ class QuestionAnsweringPanel(QWidget):
         self.allow_no_answer_check.toggled.connect(self.null_threshold_slider.setEnabled)
         self.null_threshold_slider.valueChanged.connect(self._show_threshold)
 
-    def _build_widgets(self):
+    # --- The widgets, part by part --------------------------------------------------------
+
+    def _build_question_widgets(self):
         self.question_edit = QLineEdit()
         self.question_edit.setObjectName("questionEdit")
         self.question_edit.setPlaceholderText("Ask a question about the passage…")
@@ -70,22 +79,15 @@ class QuestionAnsweringPanel(QWidget):
         self.answer_button.setToolTip("Find the answer in the passage (Ctrl+Return)")
 
         self.error_banner = ErrorBanner()
-        self.head_warning = QLabel()
-        self.head_warning.setObjectName("headWarning")
-        self.head_warning.setWordWrap(True)
-        self.head_warning.setTextFormat(Qt.TextFormat.RichText)
-        self.head_warning.setStyleSheet(
-            "QLabel#headWarning { color: #6d4c00; background: #fff8e1;"
-            " border: 1px solid #ffe082; border-radius: 4px; padding: 6px; }"
-        )
-        self.head_warning.hide()
+        self.head_warning = WarningBanner()
 
+    def _build_passage_widgets(self):
         self.open_file_button = QPushButton("&Open text file…")
         self.open_file_button.setObjectName("openFileButton")
         self.open_file_button.setToolTip("Load the passage from a UTF-8 text file")
         self.passage_info = QLabel()
         self.passage_info.setObjectName("passageInfo")
-        self.passage_info.setStyleSheet("color: palette(mid);")
+        self.passage_info.setStyleSheet(style.HINT_STYLE)
         self.passage_view = PassageView()
         self.passage_view.setPlaceholderText(
             "Paste the passage to search here, or open a text file. Long passages are "
@@ -96,6 +98,7 @@ class QuestionAnsweringPanel(QWidget):
             "in the table) is highlighted in yellow."
         )
 
+    def _build_answer_widgets(self):
         self.best_answer_label = QLabel("—")
         self.best_answer_label.setObjectName("bestAnswerLabel")
         self.best_answer_label.setWordWrap(True)
@@ -113,7 +116,7 @@ class QuestionAnsweringPanel(QWidget):
         self.no_answer_label.hide()
         self.busy_label = QLabel("Answering…")
         self.busy_label.setObjectName("busyLabel")
-        self.busy_label.setStyleSheet("color: palette(mid); font-style: italic;")
+        self.busy_label.setStyleSheet(style.BUSY_STYLE)
         self.busy_label.hide()
 
         self.answers_model = AnswerListModel(self)
@@ -135,6 +138,7 @@ class QuestionAnsweringPanel(QWidget):
             QHeaderView.ResizeMode.ResizeToContents
         )
 
+    def _build_option_widgets(self):
         self.top_k_spin = QSpinBox()
         self.top_k_spin.setObjectName("topKSpin")
         self.top_k_spin.setRange(1, 50)

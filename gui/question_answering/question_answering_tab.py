@@ -32,7 +32,6 @@ class QuestionAnsweringTab(QuestionAnsweringPanel):
     def __init__(self, context, parent=None):
         super().__init__(parent)
         self.context = context
-        self.setWindowTitle("Question answering")
         self.controller = QuestionAnsweringController(self, context)
 
     def export_actions(self):

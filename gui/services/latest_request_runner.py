@@ -8,6 +8,10 @@ from PySide6.QtCore import Slot
 from kbert_gui.services.worker import Worker
 from kbert_gui.services.worker import describe_error
 
+# The pause after a keystroke before a request that follows typing starts: long enough
+# to skip the keystrokes of a word, short enough to feel live.
+TYPING_DELAY_MS = 250
+
 
 class LatestRequestRunner(QObject):
     """Runs the newest of a stream of requests on a `WorkerPool`, after a pause.
@@ -32,7 +36,7 @@ class LatestRequestRunner(QObject):
     error = Signal(str)
     busy_changed = Signal(bool)
 
-    def __init__(self, pool, delay_ms=250, parent=None):
+    def __init__(self, pool, delay_ms=TYPING_DELAY_MS, parent=None):
         super().__init__(parent)
         self._pool = pool
         self._generation = 0

@@ -3,6 +3,8 @@
 import dataclasses
 import pathlib
 
+from kbert_gui.tab_key import TabKey
+
 # Inside a run folder, the saved model (kbert.training.run_state.MODEL_FOLDER, which
 # the window's name helpers must not import: that would load kbert on the UI thread).
 RUN_MODEL_FOLDER = "model"
@@ -10,11 +12,11 @@ RUN_MODEL_FOLDER = "model"
 MAX_NAMED_LABELS = 6
 BIO_PREFIXES = ("B-", "I-", "E-", "S-", "L-", "U-")
 
-# The tab that uses each task class; classes not listed are base models (explorer).
+# The tab that uses each task class; classes not listed are base models (masked words).
 _TAB_OF_CLASS = {
-    "BertClassifier": "classify",
-    "BertTokenClassifier": "classify",
-    "BertQuestionAnswerer": "qa",
+    "BertClassifier": TabKey.CLASSIFY,
+    "BertTokenClassifier": TabKey.CLASSIFY,
+    "BertQuestionAnswerer": TabKey.QUESTION_ANSWERING,
 }
 _KIND_OF_CLASS = {
     "BertClassifier": "classifier",
@@ -24,7 +26,7 @@ _KIND_OF_CLASS = {
     "BertPretrainer": "pretrained",
     "BertBackbone": "encoder only",
 }
-BASE_MODEL_TAB = "explorer"
+BASE_MODEL_TAB = TabKey.MASKED_WORDS
 
 
 @dataclasses.dataclass(frozen=True)
@@ -78,8 +80,8 @@ class ModelDescription:
 
     @property
     def tab_key(self):
-        """The key of the tab that uses the model: "classify", "qa" or "explorer"."""
-        return _TAB_OF_CLASS.get(self.class_name, BASE_MODEL_TAB)
+        """The `TabKey` of the tab that uses the model (`tab_of_class`)."""
+        return tab_of_class(self.class_name)
 
     @property
     def is_fine_tuned(self):
@@ -121,6 +123,13 @@ class ModelDescription:
         if "created" in self.metadata:
             lines.append(f"saved {self.metadata['created']}")
         return "\n".join(lines)
+
+
+def tab_of_class(class_name):
+    """The `TabKey` of the tab that uses a model of the task class `class_name`:
+    "Classify & tag" for a classifier or tagger, "Question answering" for a QA model,
+    "Masked words" for any other (a base model)."""
+    return _TAB_OF_CLASS.get(class_name, BASE_MODEL_TAB)
 
 
 def short_name(source):

@@ -2,6 +2,7 @@
 
 from PySide6.QtCore import Qt
 
+from kbert_gui.widgets import style
 from kbert_gui.widgets.message_banner import MessageBanner
 
 
@@ -13,7 +14,7 @@ class ErrorBanner(MessageBanner):
     """
 
     def __init__(self, parent=None):
-        super().__init__("errorBanner", ("#8a1c1c", "#fdecea", "#f5c2c0"), parent)
+        super().__init__("errorBanner", style.ERROR, parent)
         self.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
 
     def show_error(self, message):

@@ -2,6 +2,8 @@
 
 from PySide6.QtWidgets import QLabel
 
+from kbert_gui.widgets import style
+
 
 class MessageBanner(QLabel):
     """A word-wrapped message in a coloured box, hidden while there is none.
@@ -11,19 +13,15 @@ class MessageBanner(QLabel):
 
     Args:
         object_name: the Qt object name the style sheet is keyed on.
-        colours: `(text, background, border)` CSS colours.
+        colors: its `style.MessageColors` (`style.ERROR`, `style.WARNING`).
         parent: the parent widget.
     """
 
-    def __init__(self, object_name, colours, parent=None):
+    def __init__(self, object_name, colors, parent=None):
         super().__init__(parent)
         self.setObjectName(object_name)
         self.setWordWrap(True)
-        text, background, border = colours
-        self.setStyleSheet(
-            f"QLabel#{object_name} {{ color: {text}; background: {background};"
-            f" border: 1px solid {border}; border-radius: 4px; padding: 6px; }}"
-        )
+        self.setStyleSheet(style.message_style(object_name, colors))
         self.hide()
 
     def show_message(self, message):

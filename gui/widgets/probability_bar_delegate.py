@@ -9,6 +9,8 @@ from PySide6.QtWidgets import QStyle
 from PySide6.QtWidgets import QStyledItemDelegate
 from PySide6.QtWidgets import QStyleOptionViewItem
 
+from kbert_gui.widgets import style
+
 
 class ProbabilityBarDelegate(QStyledItemDelegate):
     """Paints the cell's probability (a float in [0, 1] under `role`) as a bar.
@@ -23,7 +25,7 @@ class ProbabilityBarDelegate(QStyledItemDelegate):
         parent: the owning QObject.
     """
 
-    def __init__(self, role, color="#4a86e8", parent=None):
+    def __init__(self, role, color=style.PROBABILITY_BAR, parent=None):
         super().__init__(parent)
         self._role = role
         self._color = QColor(color)
@@ -33,15 +35,17 @@ class ProbabilityBarDelegate(QStyledItemDelegate):
         self.initStyleOption(option, index)
         text = option.text
         option.text = ""
-        style = option.widget.style() if option.widget else QApplication.style()
-        style.drawControl(QStyle.ControlElement.CE_ItemViewItem, option, painter, option.widget)
+        widget_style = option.widget.style() if option.widget else QApplication.style()
+        widget_style.drawControl(
+            QStyle.ControlElement.CE_ItemViewItem, option, painter, option.widget
+        )
 
         probability = index.data(self._role)
         track = QRectF(option.rect).adjusted(4, 5, -4, -5)
         painter.save()
         painter.setRenderHint(painter.RenderHint.Antialiasing)
         painter.setPen(Qt.PenStyle.NoPen)
-        painter.setBrush(QColor("#eef2f8"))
+        painter.setBrush(QColor(style.PROBABILITY_TRACK))
         if probability is not None:  # without one, the cell's text only ("—")
             probability = min(max(float(probability), 0.0), 1.0)
             painter.drawRoundedRect(track, 3, 3)
@@ -51,7 +55,7 @@ class ProbabilityBarDelegate(QStyledItemDelegate):
             painter.setBrush(self._color)
             painter.drawRoundedRect(bar, 3, 3)
         selected = option.state & QStyle.StateFlag.State_Selected
-        painter.setPen(option.palette.highlightedText().color() if selected else QColor("#1f2933"))
+        painter.setPen(option.palette.highlightedText().color() if selected else QColor(style.INK))
         painter.drawText(
             track.adjusted(6, 0, -6, 0),
             int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter),

@@ -2,6 +2,7 @@
 
 from PySide6.QtCore import Qt
 
+from kbert_gui.widgets import style
 from kbert_gui.widgets.message_banner import MessageBanner
 
 
@@ -17,7 +18,7 @@ class WarningBanner(MessageBanner):
     """
 
     def __init__(self, parent=None):
-        super().__init__("warningBanner", ("#6d4c00", "#fff8e1", "#ffe082"), parent)
+        super().__init__("warningBanner", style.WARNING, parent)
         self.setTextFormat(Qt.TextFormat.RichText)
 
     def show_warning(self, message):

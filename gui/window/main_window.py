@@ -16,12 +16,13 @@ from PySide6.QtWidgets import QToolButton
 from PySide6.QtWidgets import QVBoxLayout
 from PySide6.QtWidgets import QWidget
 
-from kbert_gui.window.documentation_dialog import DocumentationDialog
-from kbert_gui.window.edit_actions import EditActions
+from kbert_gui.services.model_description import short_name
+from kbert_gui.tab_key import TabKey
 from kbert_gui.widgets.elided_label import ElidedLabel
 from kbert_gui.widgets.error_banner import ErrorBanner
+from kbert_gui.window.documentation_dialog import DocumentationDialog
+from kbert_gui.window.edit_actions import EditActions
 from kbert_gui.window.keyboard_shortcuts_dialog import KeyboardShortcutsDialog
-from kbert_gui.services.model_description import short_name
 from kbert_gui.window.model_loading_indicator import ModelLoadingIndicator
 from kbert_gui.window.window_format import about_html
 from kbert_gui.window.window_format import readme
@@ -30,7 +31,6 @@ from kbert_gui.window.window_settings import WindowSettings
 # How long closing the window waits for running work to stop.
 CLOSE_TIMEOUT_MS = 4000
 DEFAULT_SIZE = (1100, 760)
-FINE_TUNING_TAB = "fine-tuning"
 
 
 class MainWindow(QMainWindow):
@@ -43,8 +43,9 @@ class MainWindow(QMainWindow):
     checked first by the context's `ModelOpener`: one that is no model leaves the
     current model in place and says what a model folder holds. Once a new model is
     described, the window shows the tab that uses it (a classifier or tagger "Classify
-    & tag", a QA model "Question answering", a base model the explorer; a base model
-    opened from the fine-tuning tab leaves it there, to be fine-tuned).
+    & tag", a QA model "Question answering", a base model "Masked words"; a base model
+    opened from the fine-tuning tab leaves it there, to be fine-tuned), unless a tab
+    asked for another one (`AppContext.open_model`, "Open in …"): the request is kept.
 
     Menus: File (Open model, Recent, Export: the current tab's `export_actions()`,
     Quit), Edit (acting on the focused widget), View (the tabs), Help (keyboard
@@ -53,7 +54,8 @@ class MainWindow(QMainWindow):
 
     Args:
         context: the `AppContext`.
-        tabs: `(key, widget)` pairs; each widget's `windowTitle()` is its tab label.
+        tabs: `(key, widget)` pairs, the key a `TabKey` (any str in tests); each
+            widget's `windowTitle()` is its tab label.
             A widget with `export_actions()` fills File ▸ Export while it is shown.
         parent: the parent widget.
     """
@@ -90,7 +92,7 @@ class MainWindow(QMainWindow):
         context.status_message.connect(self._show_status)
         context.environment_ready.connect(self.device_label.setText)
         context.environment_ready.connect(self._update_about)
-        context.tab_requested.connect(self.show_tab)
+        context.tab_requested.connect(self._tab_requested)
         context.models.source_changed.connect(self._source_changed)
         context.opener.described.connect(self._model_described)
         context.opener.failed.connect(self._model_failed)
@@ -109,6 +111,12 @@ class MainWindow(QMainWindow):
         """Brings the tab registered as `key` to the front."""
         if key in self._tab_keys:
             self.tabs.setCurrentIndex(self._tab_keys.index(key))
+
+    @Slot(str)
+    def _tab_requested(self, key):
+        # A tab asked for this one: the model's description must not switch elsewhere.
+        self._switch_pending = False
+        self.show_tab(key)
 
     def tab(self, key):
         """The widget of the tab registered as `key`."""
@@ -297,7 +305,7 @@ class MainWindow(QMainWindow):
         self._show_model_name(description.title, description.details)
         if self._switch_pending:
             self._switch_pending = False
-            if description.is_fine_tuned or self.current_tab_key() != FINE_TUNING_TAB:
+            if description.is_fine_tuned or self.current_tab_key() != TabKey.FINE_TUNING:
                 self.show_tab(description.tab_key)
 
     @Slot(str, str)

@@ -5,6 +5,7 @@ from PySide6.QtWidgets import QHBoxLayout
 from PySide6.QtWidgets import QProgressBar
 from PySide6.QtWidgets import QWidget
 
+from kbert_gui.widgets import style
 from kbert_gui.widgets.elided_label import ElidedLabel
 
 
@@ -32,7 +33,7 @@ class ModelLoadingIndicator(QWidget):
         self.bar.setMaximumHeight(self.fontMetrics().height())
         self.step_label = ElidedLabel(minimum_characters=10)
         self.step_label.setObjectName("loadingStep")
-        self.step_label.setStyleSheet("color: palette(mid);")
+        self.step_label.setStyleSheet(style.HINT_STYLE)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(8, 0, 8, 0)
         layout.setSpacing(6)

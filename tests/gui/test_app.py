@@ -12,6 +12,7 @@ from gui_helpers import make_context
 from gui_helpers import stop_context
 
 from kbert_gui.app import create_window
+from kbert_gui.tab_key import TabKey
 
 REPOSITORY = pathlib.Path(__file__).resolve().parents[2]
 
@@ -36,7 +37,7 @@ def task_presets(tmp_path_factory):
 def test_opening_a_model_shows_the_tab_that_uses_it(qtbot, tmp_path, task_presets):
     window = create_window(context=make_context(tmp_path, str(task_presets["classifier"])))
     qtbot.addWidget(window)
-    qtbot.waitUntil(lambda: window.current_tab_key() == "classify", timeout=60_000)
+    qtbot.waitUntil(lambda: window.current_tab_key() == TabKey.CLASSIFY, timeout=60_000)
     assert window.model_label.text() == "runs/sentiment (classifier: neg, pos)"
 
     def open_and_wait(source, tab_key):
@@ -49,14 +50,14 @@ def test_opening_a_model_shows_the_tab_that_uses_it(qtbot, tmp_path, task_preset
         assert window.current_tab_key() == tab_key
         assert window.context.models.recent_sources()[0] == str(source)
 
-    open_and_wait(task_presets["qa"], "qa")
+    open_and_wait(task_presets["qa"], TabKey.QUESTION_ANSWERING)
     assert window.model_label.text() == "runs/squad (question answering)"
-    open_and_wait("demo", "explorer")
+    open_and_wait("demo", TabKey.MASKED_WORDS)
     # A base model opened from the fine-tuning tab stays there, to be fine-tuned...
-    window.show_tab("fine-tuning")
-    open_and_wait(task_presets["backbone"], "fine-tuning")
+    window.show_tab(TabKey.FINE_TUNING)
+    open_and_wait(task_presets["backbone"], TabKey.FINE_TUNING)
     # ... a fine-tuned one goes to its tab.
-    open_and_wait(task_presets["classifier"], "classify")
+    open_and_wait(task_presets["classifier"], TabKey.CLASSIFY)
     stop_context(window.context)
 
 
@@ -166,3 +167,35 @@ def test_gil_holding_extensions_are_imported_up_front_and_missing_ones_skipped()
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True
     )
     assert result.stdout.split() == ["True", "False"]  # the extension, and no Keras yet
+
+
+def _without_pyside6(code):
+    """Runs `code` in a Python where PySide6 cannot be imported, as without kbert[gui]."""
+    blocker = "import sys\nsys.modules['PySide6'] = None\nsys.modules['shiboken6'] = None\n"
+    return subprocess.run(
+        [sys.executable, "-c", blocker + code],
+        cwd=REPOSITORY,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "import kbert.cli\nsys.exit(kbert.cli.main(['gui']))",  # kbert gui
+        "import kbert_gui.app\nsys.exit(kbert_gui.app.main([]))",  # kbert-gui
+    ],
+    ids=["kbert gui", "kbert-gui"],
+)
+def test_without_pyside6_the_app_says_how_to_install_it_and_exits_1(command):
+    result = _without_pyside6(command)
+    assert result.returncode == 1, (result.returncode, result.stderr)
+    assert result.stderr.splitlines() == [
+        "kbert gui: error: the desktop app needs PySide6, which is not installed: "
+        'pip install "kbert[gui]"'
+    ]
+    # The library and the command's help need no PySide6.
+    help_text = _without_pyside6("import kbert.cli\nkbert.cli.main(['gui', '--help'])")
+    assert help_text.returncode == 0 and "--model MODEL" in help_text.stdout

@@ -26,6 +26,7 @@ from kbert_gui.classify.classify_tab import ClassifyTab
 from kbert_gui.classify.entity_span_model import EntitySpanModel
 from kbert_gui.classify.label_probability_model import PROBABILITY_ROLE
 from kbert_gui.classify.label_probability_model import LabelProbabilityModel
+from kbert_gui.tab_key import TabKey
 
 TAGS = ["O", "B-PER", "I-PER", "B-LOC"]
 # An emoji (two UTF-16 units in Qt) before the entities, and one inside the text.
@@ -160,8 +161,8 @@ def test_a_model_without_a_classifier_or_tagger_head_says_so(tab, qtbot, models)
     assert "has no classifier or tagger head" in tab.head_warning.message
     assert tab.outcome is None and tab.labels_model.rowCount() == 0
     with qtbot.waitSignal(tab.context.tab_requested) as requested:
-        tab.head_warning.linkActivated.emit("fine-tuning")
-    assert requested.args == ["fine-tuning"]
+        tab.head_warning.linkActivated.emit(TabKey.FINE_TUNING.value)
+    assert requested.args == [TabKey.FINE_TUNING]
 
 
 def test_exports_parse_and_match_what_is_shown(tab, qtbot, tmp_path, models):
@@ -204,10 +205,10 @@ def test_fine_tune_a_classifier_and_a_tagger_in_the_app_then_use_them(qtbot, tmp
     window = create_window(context=make_context(tmp_path, str(models["backbone"])))
     qtbot.addWidget(window)
     window.show()
-    tuning = window.tab("fine-tuning")
-    classify = window.tab("classify")
+    tuning = window.tab(TabKey.FINE_TUNING)
+    classify = window.tab(TabKey.CLASSIFY)
     qtbot.waitUntil(lambda: tuning.hyperparameters.is_ready, timeout=TIMEOUT_MS)
-    window.show_tab("fine-tuning")
+    window.show_tab(TabKey.FINE_TUNING)
 
     def train(task, data, output, **settings):
         set_up_run(tuning, qtbot, data, output, task=task, **settings)
@@ -215,10 +216,16 @@ def test_fine_tune_a_classifier_and_a_tagger_in_the_app_then_use_them(qtbot, tmp
         with qtbot.waitSignal(tuning.run_finished, timeout=RUN_TIMEOUT_MS) as finished:
             qtbot.mouseClick(tuning.start_button, Qt.MouseButton.LeftButton)
         assert finished.args == ["completed"], tuning.error_banner.message
-        # "Open in explorer" on a classifier or tagger lands in "Classify & tag",
-        # which runs the model's own head (no random mask predictions).
-        qtbot.mouseClick(tuning.open_explorer_button, Qt.MouseButton.LeftButton)
-        qtbot.waitUntil(lambda: window.current_tab_key() == "classify", timeout=TIMEOUT_MS)
+        # "Open in Classify & tag": a classifier or tagger lands there, which runs the
+        # model's own head (no random mask predictions).
+        saved = str(tuning.result.preset_path)
+        with qtbot.waitSignal(
+            window.context.opener.described,
+            timeout=TIMEOUT_MS,
+            check_params_cb=lambda description: description.source == saved,
+        ):
+            qtbot.mouseClick(tuning.open_model_button, Qt.MouseButton.LeftButton)
+        qtbot.waitUntil(lambda: window.current_tab_key() == TabKey.CLASSIFY, timeout=TIMEOUT_MS)
         return tuning.result.preset_path
 
     settings = dict(epochs=2, batch_size=8, learning_rate=1e-3, max_length=16)
@@ -233,7 +240,7 @@ def test_fine_tune_a_classifier_and_a_tagger_in_the_app_then_use_them(qtbot, tmp
     for label, probability in expected.probabilities.items():
         assert outcome.classification.probabilities[label] == pytest.approx(probability, abs=1e-6)
 
-    window.show_tab("fine-tuning")
+    window.show_tab(TabKey.FINE_TUNING)
     conll = _write_conll(tmp_path / "train.conll", token_classification_examples(48, seed=1))
     settings.update(epochs=4, learning_rate=5e-3, max_length=32)
     tagger_path = train("token-classification", conll, tmp_path / "runs" / "names", **settings)

@@ -1,4 +1,4 @@
-"""The masked-word explorer tab: predictions as you type, masks, targets, attention, comparison.
+"""The "Masked words" tab: predictions as you type, masks, targets, attention, comparison.
 
 The tabs of one module share a `ModelStore` (fresh `AppContext` and tab per test), so each
 tiny model is loaded and compiled once per backend.
@@ -60,7 +60,7 @@ def presets(tmp_path_factory):
 
     # Seeded here: module fixtures run before the per-test seed reset of conftest.py.
     keras.utils.set_random_seed(20240)
-    base = tmp_path_factory.mktemp("explorer_presets")
+    base = tmp_path_factory.mktemp("masked_words_presets")
     tokenizer = BertTokenizer(list(VOCABULARY), lowercase=True, max_length=64)
     backbone = BertBackbone(**dict(TINY_MODEL, vocabulary_size=len(VOCABULARY)))
     backbone.save_to_preset(base / "backbone_only", tokenizer=tokenizer)
@@ -96,7 +96,7 @@ def wide_preset(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def model_store(qapp, tmp_path_factory, presets):
-    folder = tmp_path_factory.mktemp("explorer_store")
+    folder = tmp_path_factory.mktemp("masked_words_store")
     settings = QSettings(str(folder / "settings.ini"), QSettings.Format.IniFormat)
     return ModelStore(presets.masked_lm, settings=settings, cache_dir=folder / "converted")
 
@@ -117,7 +117,7 @@ def _close(tab, context):
 
 
 @pytest.fixture
-def explorer(qtbot, model_store, presets):
+def masked_words(qtbot, model_store, presets):
     model_store.set_source(presets.masked_lm)
     context = AppContext(model_store)
     tab = _open(qtbot, context)
@@ -187,7 +187,7 @@ def _assert_shows(view, expected):
 
 
 def _check_top_k_and_click_to_fill(qtbot, tab, text):
-    outcome = _predict(qtbot, tab.runner, lambda: _type(qtbot, tab, text))
+    outcome = _predict(qtbot, tab.controller.runner, lambda: _type(qtbot, tab, text))
     assert outcome.result.text == text and tab.text == text
     expected = _model(tab.context.models).fill_mask(text, top_k=5)
     (mask,) = expected.masks
@@ -205,7 +205,7 @@ def _check_top_k_and_click_to_fill(qtbot, tab, text):
 # --- Acceptance ------------------------------------------------------------------------------
 
 
-def test_explorer_shows_the_demo_models_top_k_and_clicking_fills_it_in(qtbot, tmp_path):
+def test_masked_words_shows_the_demo_models_top_k_and_clicking_fills_it_in(qtbot, tmp_path):
     # Needs the bundled "demo" preset (kbert.presets.BUILTIN_PRESETS["demo"]).
     context = make_context(tmp_path, "demo")
     tab = _open(qtbot, context)
@@ -215,17 +215,17 @@ def test_explorer_shows_the_demo_models_top_k_and_clicking_fills_it_in(qtbot, tm
         _close(tab, context)
 
 
-def test_explorer_shows_a_presets_top_k_and_clicking_fills_it_in(qtbot, explorer):
-    assert explorer.windowTitle() == "Masked words"
-    assert explorer.top_k_spin.value() == 5
-    _check_top_k_and_click_to_fill(qtbot, explorer, "the cat sat on the [MASK] .")
-    assert not explorer.predictions_view.warning
+def test_masked_words_shows_a_presets_top_k_and_clicking_fills_it_in(qtbot, masked_words):
+    assert masked_words.windowTitle() == "Masked words"
+    assert masked_words.top_k_spin.value() == 5
+    _check_top_k_and_click_to_fill(qtbot, masked_words, "the cat sat on the [MASK] .")
+    assert not masked_words.predictions_view.warning
 
 
 # --- Type as you go ----------------------------------------------------------------------------
 
 
-def test_typing_runs_one_prediction_after_the_pause(qtbot, explorer, monkeypatch):
+def test_typing_runs_one_prediction_after_the_pause(qtbot, masked_words, monkeypatch):
     texts = []
     original = FillMaskOutcome.compute.__func__
 
@@ -234,14 +234,14 @@ def test_typing_runs_one_prediction_after_the_pause(qtbot, explorer, monkeypatch
         return original(cls, models, source, text, top_k, targets)
 
     monkeypatch.setattr(FillMaskOutcome, "compute", classmethod(counting))
-    outcome = _predict(qtbot, explorer.runner, lambda: _type(qtbot, explorer, "a [MASK] sat ."))
+    outcome = _predict(qtbot, masked_words.controller.runner, lambda: _type(qtbot, masked_words, "a [MASK] sat ."))
     qtbot.wait(400)  # longer than the debounce pause: nothing else starts
     assert texts == ["a [MASK] sat ."]
     assert outcome.result.text == "a [MASK] sat ."
-    assert explorer.predictions_view.mask_title(0) == "mask 1 at chars 2–8"
+    assert masked_words.predictions_view.mask_title(0) == "mask 1 at chars 2–8"
 
 
-def test_a_superseded_request_is_never_shown(qtbot, explorer, monkeypatch):
+def test_a_superseded_request_is_never_shown(qtbot, masked_words, monkeypatch):
     stale = "the [MASK] sat ."
     latest = "[MASK] cat sat on the [MASK] ."
     entered, release = threading.Event(), threading.Event()
@@ -255,48 +255,48 @@ def test_a_superseded_request_is_never_shown(qtbot, explorer, monkeypatch):
 
     monkeypatch.setattr(FillMaskOutcome, "compute", classmethod(gated))
     shown = []
-    explorer.runner.result.connect(shown.append)
-    _set_text(explorer, stale)
+    masked_words.controller.runner.result.connect(shown.append)
+    _set_text(masked_words, stale)
     qtbot.waitUntil(entered.is_set, timeout=10000)  # the stale request is running
 
     def supersede_then_release():
-        _set_text(explorer, latest)
+        _set_text(masked_words, latest)
         release.set()
 
-    _predict(qtbot, explorer.runner, supersede_then_release)
+    _predict(qtbot, masked_words.controller.runner, supersede_then_release)
     assert [outcome.result.text for outcome in shown] == [latest]
-    assert explorer.predictions_view.outcome.text == latest
-    assert [explorer.predictions_view.mask_title(i) for i in range(2)] == [
+    assert masked_words.predictions_view.outcome.text == latest
+    assert [masked_words.predictions_view.mask_title(i) for i in range(2)] == [
         "mask 1 at chars 0–6",
         "mask 2 at chars 22–28",
     ]
 
 
-def test_text_without_a_mask_shows_the_hint(qtbot, explorer, monkeypatch):
+def test_text_without_a_mask_shows_the_hint(qtbot, masked_words, monkeypatch):
     calls = []
     monkeypatch.setattr(FillMaskOutcome, "compute", classmethod(lambda *args: calls.append(args)))
-    _set_text(explorer, "the cat sat .")
+    _set_text(masked_words, "the cat sat .")
     qtbot.wait(400)
     assert calls == []
-    assert explorer.predictions_view.mask_count() == 0
-    assert explorer.predictions_view.hint.startswith("Type [MASK] or double-click a word")
+    assert masked_words.predictions_view.mask_count() == 0
+    assert masked_words.predictions_view.hint.startswith("Type [MASK] or double-click a word")
 
 
 # --- Masks -------------------------------------------------------------------------------------
 
 
-def test_insert_mask_button_and_shortcut(qtbot, explorer):
-    editor = explorer.editor
-    _set_text(explorer, "the cat sat")
+def test_insert_mask_button_and_shortcut(qtbot, masked_words):
+    editor = masked_words.editor
+    _set_text(masked_words, "the cat sat")
     editor.moveCursor(QTextCursor.MoveOperation.End)
-    qtbot.mouseClick(explorer.insert_mask_button, Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(masked_words.insert_mask_button, Qt.MouseButton.LeftButton)
     assert editor.toPlainText() == "the cat sat [MASK]"
 
     cursor = editor.textCursor()
     cursor.setPosition(3)
     editor.setTextCursor(cursor)
-    explorer.activateWindow()
-    qtbot.waitActive(explorer)
+    masked_words.activateWindow()
+    qtbot.waitActive(masked_words)
     editor.setFocus()
     qtbot.keyClick(editor, Qt.Key.Key_M, Qt.KeyboardModifier.ControlModifier)
     assert editor.toPlainText() == "the [MASK] cat sat [MASK]"
@@ -306,13 +306,13 @@ def test_insert_mask_button_and_shortcut(qtbot, explorer):
     cursor.setPosition(18, QTextCursor.MoveMode.KeepAnchor)
     editor.setTextCursor(cursor)
     assert cursor.selectedText() == "sat"
-    qtbot.mouseClick(explorer.insert_mask_button, Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(masked_words.insert_mask_button, Qt.MouseButton.LeftButton)
     assert editor.toPlainText() == "the [MASK] cat [MASK] [MASK]"
 
 
-def test_double_clicking_a_word_masks_it(qtbot, explorer):
-    editor = explorer.editor
-    _set_text(explorer, "The cat sat on the mat.")
+def test_double_clicking_a_word_masks_it(qtbot, masked_words):
+    editor = masked_words.editor
+    _set_text(masked_words, "The cat sat on the mat.")
 
     def double_click(index):
         cursor = QTextCursor(editor.document())
@@ -343,45 +343,45 @@ def test_word_spans_and_utf16_positions(qapp):
     editor.deleteLater()
 
 
-def test_several_masks_get_one_list_each(qtbot, explorer, model_store):
+def test_several_masks_get_one_list_each(qtbot, masked_words, model_store):
     text = "the [MASK] sat on the [MASK] ."
-    _predict(qtbot, explorer.runner, lambda: _set_text(explorer, text))
+    _predict(qtbot, masked_words.controller.runner, lambda: _set_text(masked_words, text))
     expected = _model(model_store).fill_mask(text, top_k=5)
-    _assert_shows(explorer.predictions_view, expected)
-    assert explorer.predictions_view.mask_title(1) == "mask 2 at chars 22–28"
+    _assert_shows(masked_words.predictions_view, expected)
+    assert masked_words.predictions_view.mask_title(1) == "mask 2 at chars 22–28"
 
     # A prediction for the second mask fills that mask only.
-    row = _a_word_row(explorer.predictions_view.model(1))
+    row = _a_word_row(masked_words.predictions_view.model(1))
     second = expected.masks[1].candidates[row]
     outcome = _predict(
-        qtbot, explorer.runner, lambda: _click_row(qtbot, explorer.predictions_view.table(1), row)
+        qtbot, masked_words.controller.runner, lambda: _click_row(qtbot, masked_words.predictions_view.table(1), row)
     )
-    assert explorer.text == second.text
-    assert explorer.predictions_view.mask_count() == 1
-    assert explorer.predictions_view.mask_title(0) == "mask 1 at chars 4–10"
+    assert masked_words.text == second.text
+    assert masked_words.predictions_view.mask_count() == 1
+    assert masked_words.predictions_view.mask_title(0) == "mask 1 at chars 4–10"
     assert outcome.result.text == second.text
 
 
-def test_top_k_and_scoring_named_words(qtbot, explorer, model_store):
+def test_top_k_and_scoring_named_words(qtbot, masked_words, model_store):
     text = "the [MASK] sat ."
-    _predict(qtbot, explorer.runner, lambda: _set_text(explorer, text))
-    _predict(qtbot, explorer.runner, lambda: explorer.top_k_spin.setValue(2))
-    assert explorer.predictions_view.model(0).rowCount() == 2
+    _predict(qtbot, masked_words.controller.runner, lambda: _set_text(masked_words, text))
+    _predict(qtbot, masked_words.controller.runner, lambda: masked_words.top_k_spin.setValue(2))
+    assert masked_words.predictions_view.model(0).rowCount() == 2
 
-    _predict(qtbot, explorer.runner, lambda: explorer.targets_edit.setText("cat, dog , ,mat"))
-    assert explorer.targets() == ["cat", "dog", "mat"]
+    _predict(qtbot, masked_words.controller.runner, lambda: masked_words.targets_edit.setText("cat, dog , ,mat"))
+    assert masked_words.targets() == ["cat", "dog", "mat"]
     expected = _model(model_store).fill_mask(text, top_k=3, targets=["cat", "dog", "mat"])
     # Every named word is listed with its probability, most probable first.
-    _assert_shows(explorer.predictions_view, expected)
+    _assert_shows(masked_words.predictions_view, expected)
 
     # "amsterdam" is two word pieces: scored whole, the product of its pieces'
     # probabilities; "Paris" and "paris" are one word to this uncased model: both listed,
     # with one score, and a note says so.
     outcome = _predict(
-        qtbot, explorer.runner, lambda: explorer.targets_edit.setText("cat, amsterdam, Paris, paris")
+        qtbot, masked_words.controller.runner, lambda: masked_words.targets_edit.setText("cat, amsterdam, Paris, paris")
     )
     (mask,) = score_words(_model(model_store), None, text, ["cat", "amsterdam", "Paris", "paris"])
-    model = explorer.predictions_view.model(0)
+    model = masked_words.predictions_view.model(0)
     shown = {model.prediction(row).word: model.prediction(row) for row in range(model.rowCount())}
     assert sorted(shown) == ["Paris", "amsterdam", "cat", "paris"]
     for score in mask.scores:
@@ -393,47 +393,47 @@ def test_top_k_and_scoring_named_words(qtbot, explorer, model_store):
     assert "product of its 2 pieces' probabilities" in model.index(
         [row for row in range(4) if model.prediction(row).word == "amsterdam"][0], 0
     ).data(Qt.ItemDataRole.ToolTipRole)
-    assert explorer.predictions_view.note == (
+    assert masked_words.predictions_view.note == (
         "“Paris” and “paris” are the same to this model (paris): one score, shown for each."
     )
-    assert explorer.predictions_view.error_banner.message == ""
+    assert masked_words.predictions_view.error_banner.message == ""
     # A click puts the word itself into the text.
     row = [row for row in range(4) if model.prediction(row).word == "amsterdam"][0]
-    _click_row(qtbot, explorer.predictions_view.table(0), row)
-    assert explorer.text == "the amsterdam sat ."
+    _click_row(qtbot, masked_words.predictions_view.table(0), row)
+    assert masked_words.text == "the amsterdam sat ."
 
-    explorer.targets_edit.clear()
-    _predict(qtbot, explorer.runner, lambda: _set_text(explorer, text))
-    assert explorer.predictions_view.error_banner.message == ""
-    assert explorer.predictions_view.model(0).rowCount() == 2
-    assert explorer.predictions_view.note == ""
+    masked_words.targets_edit.clear()
+    _predict(qtbot, masked_words.controller.runner, lambda: _set_text(masked_words, text))
+    assert masked_words.predictions_view.error_banner.message == ""
+    assert masked_words.predictions_view.model(0).rowCount() == 2
+    assert masked_words.predictions_view.note == ""
 
 
-def test_a_text_longer_than_the_model_reads_is_cut_with_a_note(qtbot, explorer, model_store):
+def test_a_text_longer_than_the_model_reads_is_cut_with_a_note(qtbot, masked_words, model_store):
     limit = 64  # the tiny model's positions
     long_text = "the [MASK] sat on the mat . " + "the cat ran . " * 30
-    outcome = _predict(qtbot, explorer.runner, lambda: _set_text(explorer, long_text))
+    outcome = _predict(qtbot, masked_words.controller.runner, lambda: _set_text(masked_words, long_text))
     tokens = len(_model(model_store).tokenizer.tokenize(long_text)) + 2
     assert outcome.num_tokens == tokens > limit and outcome.limit == limit
     note = (
         f"The text is {tokens} tokens long; the model reads the first {limit}, so the "
         "predictions leave out the rest."
     )
-    assert explorer.predictions_view.note == note
-    assert explorer.predictions_view.mask_count() == 1
+    assert masked_words.predictions_view.note == note
+    assert masked_words.predictions_view.mask_count() == 1
 
     # The attention of the same text: cut at the same place, with the same note.
-    panel = explorer.attention_panel
-    _predict(qtbot, panel.runner, lambda: explorer.output_tabs.setCurrentWidget(panel))
+    panel = masked_words.attention_panel
+    _predict(qtbot, panel.runner, lambda: masked_words.output_tabs.setCurrentWidget(panel))
     assert len(panel.heat_map.tokens) == limit
     assert panel.note_label.text() == note.replace("predictions", "weights")
 
     # A mask beyond the limit: how long the text is and what the limit is, not the text.
     errors = []
-    explorer.runner.error.connect(errors.append)
-    _set_text(explorer, long_text + " and the [MASK] .")
+    masked_words.controller.runner.error.connect(errors.append)
+    _set_text(masked_words, long_text + " and the [MASK] .")
     qtbot.waitUntil(lambda: bool(errors), timeout=PREDICTION_TIMEOUT_MS)
-    message = explorer.predictions_view.error_banner.message
+    message = masked_words.predictions_view.error_banner.message
     assert message == (
         f"The text is {tokens + 4} tokens long and the model reads at most {limit}: 1 of "
         "its 2 [MASK]s comes after that. Shorten the text or move the masks earlier."
@@ -443,14 +443,14 @@ def test_a_text_longer_than_the_model_reads_is_cut_with_a_note(qtbot, explorer, 
 # --- Attention ---------------------------------------------------------------------------------
 
 
-def test_attention_heat_map_shows_the_chosen_layer_and_head(qtbot, explorer, model_store):
-    panel = explorer.attention_panel
+def test_attention_heat_map_shows_the_chosen_layer_and_head(qtbot, masked_words, model_store):
+    panel = masked_words.attention_panel
     text = "the cat sat on the [MASK] ."
-    _predict(qtbot, explorer.runner, lambda: _set_text(explorer, text))
+    _predict(qtbot, masked_words.controller.runner, lambda: _set_text(masked_words, text))
     # Hidden, the panel computes nothing.
     assert panel.runner.generation == 0 and panel.attention is None
 
-    _predict(qtbot, panel.runner, lambda: explorer.output_tabs.setCurrentWidget(panel))
+    _predict(qtbot, panel.runner, lambda: masked_words.output_tabs.setCurrentWidget(panel))
     expected = attention_map(_model(model_store), None, text)
     assert panel.heat_map.tokens == expected.tokens
     layers = [panel.layer_combo.itemText(index) for index in range(3)]
@@ -467,7 +467,7 @@ def test_attention_heat_map_shows_the_chosen_layer_and_head(qtbot, explorer, mod
     panel.heat_map.grab()  # paints without error
 
     # Visible, it follows the text (keeping the chosen layer and head).
-    _predict(qtbot, panel.runner, lambda: _set_text(explorer, "a dog ran ."))
+    _predict(qtbot, panel.runner, lambda: _set_text(masked_words, "a dog ran ."))
     assert panel.heat_map.tokens == ("[CLS]", "a", "dog", "ran", ".", "[SEP]")
     assert panel.selection() == (None, 2)
 
@@ -485,11 +485,11 @@ def _mouse_move(widget, point):
     QApplication.sendEvent(widget, event)
 
 
-def test_every_head_of_a_layer_and_the_head_view(qtbot, explorer, model_store):
-    panel = explorer.attention_panel
+def test_every_head_of_a_layer_and_the_head_view(qtbot, masked_words, model_store):
+    panel = masked_words.attention_panel
     text = "the cat sat on the [MASK] ."
-    _predict(qtbot, explorer.runner, lambda: _set_text(explorer, text))
-    _predict(qtbot, panel.runner, lambda: explorer.output_tabs.setCurrentWidget(panel))
+    _predict(qtbot, masked_words.controller.runner, lambda: _set_text(masked_words, text))
+    _predict(qtbot, panel.runner, lambda: masked_words.output_tabs.setCurrentWidget(panel))
     expected = attention_map(_model(model_store), None, text)
 
     # All heads of layer 2: one thumbnail each, the head box has nothing to choose.
@@ -524,6 +524,7 @@ def test_every_head_of_a_layer_and_the_head_view(qtbot, explorer, model_store):
     assert view.focus == ("key", 0)
 
 
+@pytest.mark.timing
 def test_the_views_of_a_128_token_text_keep_the_window_responsive(qtbot, tmp_path, wide_preset):
     context = make_context(tmp_path, wide_preset)
     tab = _open(qtbot, context)
@@ -555,10 +556,10 @@ def test_the_views_of_a_128_token_text_keep_the_window_responsive(qtbot, tmp_pat
 # --- Two models --------------------------------------------------------------------------------
 
 
-def test_comparison_shows_the_second_models_predictions(qtbot, explorer, model_store, presets):
-    pane = explorer.comparison_pane
+def test_comparison_shows_the_second_models_predictions(qtbot, masked_words, model_store, presets):
+    pane = masked_words.comparison_pane
     text = "the dog ran to [MASK] ."
-    _predict(qtbot, explorer.runner, lambda: _set_text(explorer, text))
+    _predict(qtbot, masked_words.controller.runner, lambda: _set_text(masked_words, text))
     assert pane.view.hint.startswith("Compare with a second model")
 
     def compare():
@@ -569,34 +570,34 @@ def test_comparison_shows_the_second_models_predictions(qtbot, explorer, model_s
     assert pane.comparison_source == presets.backbone_only
     assert outcome.source == presets.backbone_only
     _assert_shows(pane.view, _model(model_store, presets.backbone_only).fill_mask(text, top_k=5))
-    _assert_shows(explorer.predictions_view, _model(model_store).fill_mask(text, top_k=5))
+    _assert_shows(masked_words.predictions_view, _model(model_store).fill_mask(text, top_k=5))
     # Its masked-LM head was initialised at random: said so, next to its predictions only.
     assert "predictions are random" in pane.view.warning
-    assert explorer.predictions_view.warning == ""
+    assert masked_words.predictions_view.warning == ""
 
     # A click in the second model's list fills the text too; both re-predict.
     row = _a_word_row(pane.view.model(0))
     candidate = pane.view.model(0).prediction(row)
     _click_row(qtbot, pane.view.table(0), row)
-    assert explorer.text == candidate.text
+    assert masked_words.text == candidate.text
     assert pane.view.hint.startswith("Type [MASK]")
-    assert explorer.predictions_view.hint.startswith("Type [MASK]")
+    assert masked_words.predictions_view.hint.startswith("Type [MASK]")
 
     pane.stop_button.click()
     assert pane.comparison_source is None and pane.view.mask_count() == 0
 
 
-def test_the_comparison_marks_where_the_two_models_differ(qtbot, explorer, presets):
-    pane = explorer.comparison_pane
+def test_the_comparison_marks_where_the_two_models_differ(qtbot, masked_words, presets):
+    pane = masked_words.comparison_pane
     text = "the [MASK] sat on the [MASK] ."
-    _predict(qtbot, explorer.runner, lambda: _set_text(explorer, text))
+    _predict(qtbot, masked_words.controller.runner, lambda: _set_text(masked_words, text))
     _predict(qtbot, pane.runner, lambda: pane.set_comparison_source(presets.backbone_only))
-    first, second = explorer.predictions_view.outcome, pane.view.outcome
+    first, second = masked_words.predictions_view.outcome, pane.view.outcome
     differing = []
     for index, (mine, theirs) in enumerate(zip(first.masks, second.masks)):
         differs = mine.candidates[0].token != theirs.candidates[0].token
         for view, shown, other in (
-            (explorer.predictions_view, mine, theirs),
+            (masked_words.predictions_view, mine, theirs),
             (pane.view, theirs, mine),
         ):
             assert (index in view.differing_masks()) == differs
@@ -613,18 +614,18 @@ def test_the_comparison_marks_where_the_two_models_differ(qtbot, explorer, prese
     assert any(differing)  # a random head against a trained one
 
     # The same model twice: nothing differs. Stopping clears the marks.
-    _predict(qtbot, pane.runner, lambda: pane.set_comparison_source(explorer.context.models.source))
-    assert explorer.predictions_view.differing_masks() == pane.view.differing_masks() == []
-    assert explorer.predictions_view.model(0).unshared_rows() == []
+    _predict(qtbot, pane.runner, lambda: pane.set_comparison_source(masked_words.context.models.source))
+    assert masked_words.predictions_view.differing_masks() == pane.view.differing_masks() == []
+    assert masked_words.predictions_view.model(0).unshared_rows() == []
     pane.set_comparison_source(presets.backbone_only)
     _predict(qtbot, pane.runner, lambda: None)
-    assert explorer.predictions_view.differing_masks()
+    assert masked_words.predictions_view.differing_masks()
     pane.stop_button.click()
-    assert explorer.predictions_view.differing_masks() == []
+    assert masked_words.predictions_view.differing_masks() == []
 
 
-def test_the_predictions_and_the_heat_map_export(qtbot, explorer, tmp_path):
-    actions = {action.label: action for action in explorer.export_actions()}
+def test_the_predictions_and_the_heat_map_export(qtbot, masked_words, tmp_path):
+    actions = {action.label: action for action in masked_words.export_actions()}
     assert sorted(actions) == [
         "Attention heat map as PNG…",
         "Attention heat map as SVG…",
@@ -632,7 +633,7 @@ def test_the_predictions_and_the_heat_map_export(qtbot, explorer, tmp_path):
         "Predictions as JSON…",
     ]
     text = "the [MASK] sat on the [MASK] ."
-    outcome = _predict(qtbot, explorer.runner, lambda: _set_text(explorer, text))
+    outcome = _predict(qtbot, masked_words.controller.runner, lambda: _set_text(masked_words, text))
     assert actions["Predictions as CSV…"].available()
     assert not actions["Attention heat map as PNG…"].available()
     for label in ("Predictions as CSV…", "Predictions as JSON…"):
@@ -641,7 +642,7 @@ def test_the_predictions_and_the_heat_map_export(qtbot, explorer, tmp_path):
         rows = list(csv.DictReader(handle))
     document = json.loads((tmp_path / "predictions.json").read_text(encoding="utf-8"))
     assert document["text"] == text and document["model"] == outcome.source
-    view = explorer.predictions_view
+    view = masked_words.predictions_view
     assert len(rows) == sum(view.model(index).rowCount() for index in range(2)) == 10
     for row in rows:
         mask, rank = int(row["mask"]) - 1, int(row["rank"]) - 1
@@ -653,8 +654,8 @@ def test_the_predictions_and_the_heat_map_export(qtbot, explorer, tmp_path):
         assert exported["token"] == row["token"] and exported["text"] == row["text"]
         assert exported["probability"] == pytest.approx(float(row["probability"]))
 
-    panel = explorer.attention_panel
-    _predict(qtbot, panel.runner, lambda: explorer.output_tabs.setCurrentWidget(panel))
+    panel = masked_words.attention_panel
+    _predict(qtbot, panel.runner, lambda: masked_words.output_tabs.setCurrentWidget(panel))
     png, svg = actions["Attention heat map as PNG…"], actions["Attention heat map as SVG…"]
     assert png.available()
     png.write(png.path_for(tmp_path / "attention"))
@@ -664,31 +665,32 @@ def test_the_predictions_and_the_heat_map_export(qtbot, explorer, tmp_path):
     assert "<svg" in (tmp_path / "attention.svg").read_text(encoding="utf-8")
 
 
-def test_the_tab_follows_the_current_model(qtbot, explorer, model_store, presets):
+def test_the_tab_follows_the_current_model(qtbot, masked_words, model_store, presets):
     text = "the [MASK] ran ."
-    _predict(qtbot, explorer.runner, lambda: _set_text(explorer, text))
-    assert explorer.predictions_view.title_label.text() == "masked_lm"
+    _predict(qtbot, masked_words.controller.runner, lambda: _set_text(masked_words, text))
+    assert masked_words.predictions_view.title_label.text() == "masked_lm"
 
-    _predict(qtbot, explorer.runner, lambda: model_store.set_source(presets.backbone_only))
-    assert explorer.predictions_view.title_label.text() == "backbone_only"
+    _predict(qtbot, masked_words.controller.runner, lambda: model_store.set_source(presets.backbone_only))
+    assert masked_words.predictions_view.title_label.text() == "backbone_only"
     expected = _model(model_store, presets.backbone_only).fill_mask(text, top_k=5)
-    _assert_shows(explorer.predictions_view, expected)
-    assert "no trained masked-LM head" in explorer.predictions_view.warning
+    _assert_shows(masked_words.predictions_view, expected)
+    assert "no trained masked-LM head" in masked_words.predictions_view.warning
 
 
-def test_a_missing_model_is_reported_inline(qtbot, explorer, model_store, tmp_path):
+def test_a_missing_model_is_reported_inline(qtbot, masked_words, model_store, tmp_path):
     errors = []
-    explorer.runner.error.connect(errors.append)
+    masked_words.controller.runner.error.connect(errors.append)
     model_store.set_source(str(tmp_path / "nowhere"))
     qtbot.waitUntil(lambda: bool(errors), timeout=10000)
-    assert explorer.predictions_view.error_banner.message.startswith("No model at ")
+    assert masked_words.predictions_view.error_banner.message.startswith("No model at ")
 
 
 # --- Responsiveness ----------------------------------------------------------------------------
 
 
-def test_the_ui_thread_never_stalls_while_predicting(qtbot, explorer, presets):
-    pane = explorer.comparison_pane
+@pytest.mark.timing
+def test_the_ui_thread_never_stalls_while_predicting(qtbot, masked_words, presets):
+    pane = masked_words.comparison_pane
     pane.set_comparison_source(presets.backbone_only)
 
     def predict_with_both(text):
@@ -696,9 +698,9 @@ def test_the_ui_thread_never_stalls_while_predicting(qtbot, explorer, presets):
         pane.runner.result.connect(compared.append)
         # One edit per event-loop turn, as a user types (keyClicks would send a whole
         # string in one turn and measure the test's own typing).
-        _predict(qtbot, explorer.runner, lambda: _set_text(explorer, text))
+        _predict(qtbot, masked_words.controller.runner, lambda: _set_text(masked_words, text))
         qtbot.waitUntil(lambda: bool(compared), timeout=PREDICTION_TIMEOUT_MS)
-        assert explorer.predictions_view.outcome.text == pane.view.outcome.text == text
+        assert masked_words.predictions_view.outcome.text == pane.view.outcome.text == text
 
     # Loading and compiling happen once per model and input shape; measured is what
     # follows, the predictions as the user goes on typing.

@@ -12,6 +12,7 @@ from kbert_gui.question_answering.answer_list_model import AnswerListModel
 from kbert_gui.question_answering.answer_list_model import AnswerRole
 from kbert_gui.widgets.qt_text_positions import QtTextPositions
 from kbert_gui.question_answering.question_answering_tab import QuestionAnsweringTab
+from kbert_gui.tab_key import TabKey
 from gui_helpers import Heartbeat
 from gui_helpers import make_context
 from gui_helpers import stop_context
@@ -66,7 +67,7 @@ def open_tab(qtbot, tmp_path):
 
 
 def _answer(qtbot, tab, click=True):
-    """Asks the tab's question (by clicking Answer); returns the `_AnswerReport`."""
+    """Asks the tab's question (by clicking Answer); returns the `AnswerReport`."""
     with qtbot.waitSignal(tab.controller.runner.result, timeout=TIMEOUT_MS) as blocker:
         if click:
             qtbot.mouseClick(tab.answer_button, Qt.MouseButton.LeftButton)
@@ -113,11 +114,7 @@ def test_best_and_selected_answers_are_highlighted_exactly(qtbot, open_tab, pres
     tab.passage_view.set_passage(PASSAGE)
     qtbot.keyClicks(tab.question_edit, QUESTION)
     tab.top_k_spin.setValue(4)
-    heartbeat = Heartbeat()
-    heartbeat.start()
     report = _answer(qtbot, tab)
-    heartbeat.stop()
-    assert heartbeat.max_gap_ms < 200
 
     result = report.result
     assert (result.question, result.context) == (QUESTION, PASSAGE)
@@ -148,6 +145,21 @@ def test_best_and_selected_answers_are_highlighted_exactly(qtbot, open_tab, pres
     tab.passage_view.set_passage("the cat sat .")
     assert tab.passage_view.answer_selection() is None
     assert model.rowCount() == 0 and tab.best_answer_label.text() == "—"
+
+
+@pytest.mark.timing
+def test_the_window_keeps_answering_while_the_model_answers(qtbot, open_tab, presets):
+    # The first question of the test above, timed (the model loads and answers).
+    tab = open_tab(presets["qa"])
+    tab.passage_view.set_passage(PASSAGE)
+    qtbot.keyClicks(tab.question_edit, QUESTION)
+    tab.top_k_spin.setValue(4)
+    heartbeat = Heartbeat()
+    heartbeat.start()
+    report = _answer(qtbot, tab)
+    heartbeat.stop()
+    assert not report.result.is_impossible and len(report.result.answers) == 4
+    assert heartbeat.max_gap_ms < 200
 
 
 def test_keyboard_answers_and_answering_as_you_type(qtbot, open_tab, presets):
@@ -337,8 +349,8 @@ def test_an_untrained_qa_head_is_flagged_and_the_tab_follows_the_model(qtbot, op
     assert "no trained QA head" in tab.head_warning.text()
     assert "answers are random" in tab.head_warning.text()
     with qtbot.waitSignal(tab.context.tab_requested) as blocker:
-        tab.head_warning.linkActivated.emit("fine-tuning")
-    assert blocker.args == ["fine-tuning"]
+        tab.head_warning.linkActivated.emit(TabKey.FINE_TUNING.value)
+    assert blocker.args == [TabKey.FINE_TUNING]
 
     tab.passage_view.set_passage(PASSAGE)
     tab.question_edit.setText(QUESTION)

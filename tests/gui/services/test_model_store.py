@@ -7,6 +7,8 @@ import pytest
 from gui_helpers import make_context
 from gui_helpers import make_hugging_face_folder
 
+from kbert_gui.tab_key import TabKey
+
 
 @pytest.fixture(scope="module")
 def hugging_face_folder(tmp_path_factory):
@@ -50,7 +52,7 @@ def test_model_store_describes_a_model_and_reports_its_conversion(tmp_path, hugg
     description = store.describe()
     assert description.class_name == "BertMaskedLM" and description.kind == "masked LM"
     assert description.folder.parent == tmp_path / "converted"
-    assert description.title == "hf-bert (masked LM)" and description.tab_key == "explorer"
+    assert description.title == "hf-bert (masked LM)" and description.tab_key == TabKey.MASKED_WORDS
     assert f"kbert preset: {description.folder}" in description.details
     # The conversion's own log lines, between the start and the end of the work.
     assert events[0] == ("started", "Opening hf-bert…") and events[-1] == "finished"
@@ -81,15 +83,15 @@ def test_model_names_come_from_the_run_and_the_task():
     run = "/home/me/runs/sentiment/model"
     classifier = ModelDescription(run, pathlib.Path(run), "BertClassifier", ("neg", "pos"))
     assert classifier.title == "runs/sentiment (classifier: neg, pos)"
-    assert classifier.tab_key == "classify" and classifier.is_fine_tuned
+    assert classifier.tab_key == TabKey.CLASSIFY and classifier.is_fine_tuned
     tags = ("O", "B-PER", "I-PER", "B-LOC", "I-LOC")
     tagger = ModelDescription(run, pathlib.Path(run), "BertTokenClassifier", tags)
     assert tagger.title == "runs/sentiment (tagger: PER, LOC)"
     many = ModelDescription(run, pathlib.Path(run), "BertClassifier", tuple("abcdefgh"))
     assert many.title == "runs/sentiment (classifier: a, b, c, d, e, … 8 labels)"
     qa = ModelDescription("squad", pathlib.Path("squad"), "BertQuestionAnswerer")
-    assert (qa.title, qa.tab_key) == ("squad (question answering)", "qa")
-    assert ModelDescription("demo", pathlib.Path("d"), "BertPretrainer").tab_key == "explorer"
+    assert (qa.title, qa.tab_key) == ("squad (question answering)", TabKey.QUESTION_ANSWERING)
+    assert ModelDescription("demo", pathlib.Path("d"), "BertPretrainer").tab_key == TabKey.MASKED_WORDS
 
 
 def test_model_store_remembers_recent_models(qtbot, tmp_path):
