@@ -22,12 +22,13 @@ def _reset_keras_state():
 
 @pytest.fixture(autouse=True)
 def _collect_garbage_on_the_ui_thread(request):
-    # As the app does (kbert_gui.main_thread_garbage_collector): a collection in a worker
-    # thread that frees Qt objects crashes PySide, so Qt tests collect on the UI thread.
+    # As the app does (kbert_gui.services.main_thread_garbage_collector): a collection in
+    # a worker thread that frees Qt objects crashes PySide, so Qt tests collect on the UI
+    # thread.
     if "qapp" not in request.fixturenames:
         yield
         return
-    from kbert_gui.main_thread_garbage_collector import MainThreadGarbageCollector
+    from kbert_gui.services.main_thread_garbage_collector import MainThreadGarbageCollector
 
     collector = MainThreadGarbageCollector()
     collector.start()
