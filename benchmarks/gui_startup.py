@@ -2,7 +2,7 @@
 
 Starts `python -m kbert_gui` as a fresh process several times (with
 KBERT_GUI_REPORT_STARTUP=1 the app prints when its window is shown and when the
-explorer shows its first prediction on the example text), measures from before the
+"Masked words" tab shows its first prediction on the example text), measures from before the
 process starts to each line, and stops the app. Medians are the figures that count:
 the issue asks for the first prediction on the demo within 3 s on an idle 2-core
 machine.

@@ -1,7 +1,21 @@
-"""kbert's desktop app (PySide6).
+"""kbert's desktop app (PySide6), installed as `kbert_gui`.
 
-The app sits on top of kbert's public API only: views, Qt item models and worker threads
-here, no model math. `kbert_gui.app.main` starts it (`kbert gui`, `kbert-gui`).
+The app sits on top of kbert's public API only: views, Qt item models and worker
+threads here, no model math. `kbert_gui.app.main` starts it (`kbert gui`, `kbert-gui`).
+
+What it holds, and what each part may import (`tests/gui/test_gui_architecture.py`
+checks it from the source):
+
+- `masked_words`, `question_answering`, `classify`, `fine_tuning`: one package per
+  tab, each a panel (widgets), a controller (behaviour) and a format module (texts).
+  A tab imports `widgets`, `services` and `tab_key`, never another tab.
+- `window`: the main window, its menus and dialogs; may import the tabs.
+- `widgets`: what every tab shows alike (banners, tables, delegates, `style`); imports
+  nothing else of the app.
+- `services`: what every tab uses and no tab owns (the model store, workers, the
+  garbage collector, exports, file dialogs); imports no widget, tab or window.
+- `tab_key`: the name of each tab (`TabKey`), for every part.
+- `app`: the entry point, which puts the window and the tabs together.
 """
 
 # The model the app opens when none is named: the bundled demo preset.

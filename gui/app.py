@@ -5,6 +5,10 @@ worker, behind a status line, so the window is up within a couple of seconds eve
 a small machine. Only PySide6 and the standard library are imported before `show()`.
 On JAX, compiled programs are kept on disk as the `kbert` command keeps them
 (`kbert.cli.choose_backend_defaults`), so a later start skips compiling the model.
+
+PySide6 is the `gui` extra of kbert (`pip install "kbert[gui]"`); without it the
+command says so in one line and exits 1. This module imports no Qt at the top, so
+that `kbert --help` and `kbert gui --help` work without it.
 """
 
 import argparse
@@ -16,6 +20,7 @@ from kbert.cli import choose_backend_defaults
 from kbert.commands import EXIT_ERROR
 from kbert.commands import MODEL_HELP
 from kbert_gui import DEFAULT_PRESET
+from kbert_gui.tab_key import TabKey
 
 APP_NAME = "kbert"
 # Qt platforms that need a display server (QT_QPA_PLATFORM may list several, "a;b").
@@ -24,6 +29,10 @@ _DISPLAY_PLATFORMS = {
     "wayland": "WAYLAND_DISPLAY",
     "wayland-egl": "WAYLAND_DISPLAY",
 }
+NO_PYSIDE6_MESSAGE = (
+    "kbert gui: error: the desktop app needs PySide6, which is not installed: "
+    'pip install "kbert[gui]"'
+)
 NO_DISPLAY_MESSAGE = (
     "kbert gui: error: no display found ({variables} not set), so the window cannot open. "
     "Run it in a desktop session, or under a virtual display: xvfb-run -a kbert gui. "
@@ -35,7 +44,10 @@ NO_DISPLAY_MESSAGE = (
 def build_parser():
     parser = argparse.ArgumentParser(
         prog="kbert gui",
-        description="kbert's desktop app: masked-word explorer, question answering, fine-tuning.",
+        description=(
+            "kbert's desktop app: masked words, question answering, classify & tag, "
+            "fine-tuning."
+        ),
     )
     add_arguments(parser)
     return parser
@@ -63,20 +75,20 @@ def create_window(model=DEFAULT_PRESET, context=None):
         model: the first model, for a new `AppContext` on the app's settings.
         context: the `AppContext` to use instead (tests give one with its own settings).
     """
-    from kbert_gui.app_context import AppContext
-    from kbert_gui.classify_tab import ClassifyTab
-    from kbert_gui.explorer_tab import ExplorerTab
-    from kbert_gui.fine_tuning_tab import FineTuningTab
-    from kbert_gui.main_window import MainWindow
-    from kbert_gui.model_store import ModelStore
-    from kbert_gui.question_answering_tab import QuestionAnsweringTab
+    from kbert_gui.classify.classify_tab import ClassifyTab
+    from kbert_gui.fine_tuning.fine_tuning_tab import FineTuningTab
+    from kbert_gui.masked_words.masked_words_tab import MaskedWordsTab
+    from kbert_gui.question_answering.question_answering_tab import QuestionAnsweringTab
+    from kbert_gui.services.app_context import AppContext
+    from kbert_gui.services.model_store import ModelStore
+    from kbert_gui.window.main_window import MainWindow
 
     context = context if context is not None else AppContext(ModelStore(model))
     tabs = [
-        ("explorer", ExplorerTab(context)),
-        ("qa", QuestionAnsweringTab(context)),
-        ("classify", ClassifyTab(context)),
-        ("fine-tuning", FineTuningTab(context)),
+        (TabKey.MASKED_WORDS, MaskedWordsTab(context)),
+        (TabKey.QUESTION_ANSWERING, QuestionAnsweringTab(context)),
+        (TabKey.CLASSIFY, ClassifyTab(context)),
+        (TabKey.FINE_TUNING, FineTuningTab(context)),
     ]
     window = MainWindow(context, tabs)
     context.setParent(window)
@@ -124,10 +136,27 @@ def import_gil_holding_extensions(names=GIL_HOLDING_EXTENSIONS):
             pass
 
 
+def missing_pyside6():
+    """Why the app cannot start without PySide6 (the `gui` extra), or None when it can.
+
+    Only a PySide6 that is not installed is this problem; one that is installed but
+    fails to load (a missing system library) raises its own error.
+    """
+    import importlib
+
+    try:
+        importlib.import_module("PySide6.QtWidgets")
+    except ModuleNotFoundError as error:
+        if error.name and error.name.split(".")[0] in ("PySide6", "shiboken6"):
+            return NO_PYSIDE6_MESSAGE
+        raise
+    return None
+
+
 def run(args):
     """Starts the app with parsed `args`; returns its exit status."""
     launched = time.perf_counter()
-    problem = missing_display()
+    problem = missing_pyside6() or missing_display()
     if problem is not None:
         print(problem, file=sys.stderr)
         return EXIT_ERROR
@@ -141,7 +170,7 @@ def run(args):
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName(APP_NAME)
     app.setOrganizationName(APP_NAME)
-    from kbert_gui.main_thread_garbage_collector import MainThreadGarbageCollector
+    from kbert_gui.services.main_thread_garbage_collector import MainThreadGarbageCollector
 
     MainThreadGarbageCollector(parent=app).start()
     import_gil_holding_extensions()
@@ -157,7 +186,7 @@ def run(args):
 
 def _report_startup(window, launched):
     """For benchmarks/gui_startup.py: seconds from launch to the window and to the
-    explorer's first prediction, printed as they happen, with the CPU seconds the
+    "Masked words" tab's first prediction, printed as they happen, with the CPU seconds the
     process has used by then (all threads: a figure less sensitive to other load)."""
 
     def report(what):
@@ -168,13 +197,13 @@ def _report_startup(window, launched):
         )
 
     report("window shown")
-    explorer = window.tab("explorer")
+    masked_words = window.tab(TabKey.MASKED_WORDS)
 
     def first_prediction(_outcome):
         report("first prediction")
-        explorer.runner.result.disconnect(first_prediction)
+        masked_words.controller.runner.result.disconnect(first_prediction)
 
-    explorer.runner.result.connect(first_prediction)
+    masked_words.controller.runner.result.connect(first_prediction)
 
 
 def main(argv=None):

@@ -5,7 +5,7 @@ Run it under a virtual X display so the pictures are what a desktop shows:
     xvfb-run -a -s "-screen 0 1400x1000x24" python scripts/render_screenshots.py
 
 (`QT_QPA_PLATFORM=offscreen` also works, with the offscreen platform's fonts.) The
-app does real work for each picture: the explorer predicts the masks of its example,
+app does real work for each picture: "Masked words" predicts the masks of its example,
 the attention views show every head of a layer and the head view's lines, the QA tab
 answers a question about a passage of Pride and Prejudice, the fine-tuning tab
 fine-tunes the demo model for a few epochs on a tiny labelled file, and "Classify &
@@ -74,6 +74,7 @@ def main(argv=None):
     from PySide6.QtWidgets import QApplication
 
     from kbert_gui.app import create_window
+    from kbert_gui.tab_key import TabKey
 
     output = pathlib.Path(args.output)
     output.mkdir(parents=True, exist_ok=True)
@@ -94,37 +95,38 @@ def main(argv=None):
         print(f"wrote {path}")
 
     if os.environ.get("ONLY_FINE_TUNING"):
-        window.show_tab("fine-tuning")
+        window.show_tab(TabKey.FINE_TUNING)
     else:
-        _explorer_and_qa(app, window, save)
+        _masked_words_and_qa(app, window, save)
     _fine_tuning(app, window, save)
     window.close()
     return 0
 
 
-def _explorer_and_qa(app, window, save):
-    window.show_tab("explorer")
-    explorer = window.tab("explorer")
-    wait_until(app, lambda: explorer.predictions_view.mask_count() > 0, 120, "predictions")
-    save("explorer")
-    from kbert_gui.attention_panel import ALL_HEADS
-    from kbert_gui.attention_panel import HEAD_VIEW
-    from kbert_gui.attention_panel import HEAT_MAP
+def _masked_words_and_qa(app, window, save):
+    from kbert_gui.masked_words.attention_panel import ALL_HEADS
+    from kbert_gui.masked_words.attention_panel import HEAD_VIEW
+    from kbert_gui.masked_words.attention_panel import HEAT_MAP
+    from kbert_gui.tab_key import TabKey
 
-    explorer.output_tabs.setCurrentIndex(1)
-    attention = explorer.attention_panel
+    window.show_tab(TabKey.MASKED_WORDS)
+    masked_words = window.tab(TabKey.MASKED_WORDS)
+    wait_until(app, lambda: masked_words.predictions_view.mask_count() > 0, 120, "predictions")
+    save("masked-words")
+    masked_words.output_tabs.setCurrentIndex(1)
+    attention = masked_words.attention_panel
     wait_until(app, lambda: attention.attention is not None, 120, "attention weights")
     settle(app, 1)
-    save("explorer-attention")
+    save("masked-words-attention")
     attention.set_view(ALL_HEADS)
-    save("explorer-attention-heads")
+    save("masked-words-attention-heads")
     attention.set_view(HEAD_VIEW)
-    save("explorer-attention-lines")
+    save("masked-words-attention-lines")
     attention.set_view(HEAT_MAP)
-    explorer.output_tabs.setCurrentIndex(0)
+    masked_words.output_tabs.setCurrentIndex(0)
 
-    window.show_tab("qa")
-    qa = window.tab("qa")
+    window.show_tab(TabKey.QUESTION_ANSWERING)
+    qa = window.tab(TabKey.QUESTION_ANSWERING)
     qa.passage_view.setPlainText(PASSAGE)
     qa.question_edit.setText(QUESTION)
     qa.top_k_spin.setValue(5)
@@ -134,8 +136,10 @@ def _explorer_and_qa(app, window, save):
 
 
 def _fine_tuning(app, window, save):
-    window.show_tab("fine-tuning")
-    tuning = window.tab("fine-tuning")
+    from kbert_gui.tab_key import TabKey
+
+    window.show_tab(TabKey.FINE_TUNING)
+    tuning = window.tab(TabKey.FINE_TUNING)
     with tempfile.TemporaryDirectory() as folder:
         folder = pathlib.Path(folder)
         data = folder / "train.csv"
@@ -158,10 +162,12 @@ def _fine_tuning(app, window, save):
         if not finished:
             raise RuntimeError(f"Fine-tuning failed: {tuning.error_banner.message}")
         save("fine-tuning")
-        # "Open in explorer" on a classifier lands in "Classify & tag".
-        tuning.open_explorer_button.click()
-        wait_until(app, lambda: window.current_tab_key() == "classify", 120, "the classify tab")
-        classify = window.tab("classify")
+        # "Open in Classify & tag": where a classifier is used.
+        tuning.open_model_button.click()
+        wait_until(
+            app, lambda: window.current_tab_key() == TabKey.CLASSIFY, 120, "the classify tab"
+        )
+        classify = window.tab(TabKey.CLASSIFY)
         text = "They danced at the ball until the music stopped."
         classify.set_text(text)
         wait_until(

@@ -25,4 +25,5 @@ fi
 # The CPU build of PyTorch first, so that the test extras' `torch` range is already met
 # (an unpinned torch would pull a multi-GB CUDA build).
 .venv/bin/python -m pip install -q torch==2.13.0
+# The test extras include the app's (`gui`: PySide6), which tests/gui needs.
 .venv/bin/python -m pip install -q -e ".[test]"

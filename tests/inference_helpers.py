@@ -4,7 +4,7 @@ import functools
 
 import numpy as np
 
-from conftest import TINY
+from model_helpers import TINY
 from kbert.models import BertBackbone
 from kbert.tokenizer import BertTokenizer
 

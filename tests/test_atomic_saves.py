@@ -195,7 +195,7 @@ def _dead_process_id():
 
 
 def test_a_crash_between_the_renames_is_recovered_on_load(tmp_path):
-    from conftest import TINY
+    from model_helpers import TINY
 
     from kbert.models import BertBackbone
     from kbert.presets import resolve_preset
@@ -229,7 +229,7 @@ def test_a_crash_between_the_renames_is_recovered_on_load(tmp_path):
 
 
 def test_a_failed_export_leaves_the_previous_export(tmp_path, monkeypatch):
-    from conftest import TINY
+    from model_helpers import TINY
 
     import safetensors.numpy
 
@@ -275,7 +275,7 @@ def _snapshot(folder):
 
 
 def test_a_full_disk_during_a_preset_save_keeps_the_old_preset(tmp_path, monkeypatch):
-    from conftest import TINY
+    from model_helpers import TINY
 
     from kbert.models import BertBackbone
 
@@ -296,7 +296,7 @@ def test_a_save_that_cannot_fit_is_refused_before_writing(tmp_path, monkeypatch)
 
     import h5py
 
-    from conftest import TINY
+    from model_helpers import TINY
 
     from kbert.models import BertBackbone
 
@@ -314,7 +314,7 @@ def test_a_save_that_cannot_fit_is_refused_before_writing(tmp_path, monkeypatch)
 
 
 def test_a_full_disk_during_a_safetensors_export_is_an_os_error(tmp_path, monkeypatch):
-    from conftest import TINY
+    from model_helpers import TINY
 
     import safetensors.numpy
     from safetensors import SafetensorError
@@ -337,7 +337,7 @@ def test_a_full_disk_during_a_safetensors_export_is_an_os_error(tmp_path, monkey
 
 
 def test_a_full_disk_during_a_training_checkpoint_keeps_the_previous_one(tmp_path, monkeypatch):
-    from conftest import TINY
+    from model_helpers import TINY
 
     from kbert.models import BertClassifier, BertBackbone
     from kbert.training.training_checkpoint import TrainingCheckpoint
@@ -380,7 +380,7 @@ TrainingCheckpoint(sys.argv[1]).save(model, {"global_step": 3})
 
 
 def test_no_temporary_of_a_killed_checkpoint_write_survives_the_next_resume(tmp_path):
-    from conftest import TINY
+    from model_helpers import TINY
 
     from kbert.models import BertBackbone
     from kbert.finetuning import FineTuner, FineTuningConfig

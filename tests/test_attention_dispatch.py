@@ -13,7 +13,7 @@ from unittest import mock
 import keras
 import numpy as np
 import pytest
-from conftest import TINY, make_inputs
+from model_helpers import TINY, make_inputs
 
 from kbert.layers import BertSelfAttention
 from kbert.models import BertBackbone

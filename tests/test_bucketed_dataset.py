@@ -3,7 +3,7 @@
 import keras
 import numpy as np
 import pytest
-from conftest import TINY
+from model_helpers import TINY
 
 from kbert.models import BertBackbone
 from kbert.models import BertClassifier

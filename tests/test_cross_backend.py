@@ -8,7 +8,7 @@ from pathlib import Path
 import keras
 import numpy as np
 import pytest
-from conftest import TINY, make_inputs
+from model_helpers import TINY, make_inputs
 
 from kbert.models import BertBackbone, BertPretrainer
 

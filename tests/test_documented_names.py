@@ -13,7 +13,7 @@ import shutil
 
 import pytest
 
-from conftest import TINY
+from model_helpers import TINY
 from kbert.checkpoints.named_checkpoints import is_checkpoint_name
 from kbert.checkpoints.named_checkpoints import named_checkpoint
 from kbert.cli import build_parser

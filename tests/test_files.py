@@ -76,7 +76,7 @@ def test_the_load_budget_is_read_from_the_environment(monkeypatch):
 
 
 def test_the_budget_flag_reaches_a_load(tmp_path, monkeypatch):
-    from conftest import TINY
+    from model_helpers import TINY
 
     from kbert.cli import main
     from kbert.models import BertBackbone

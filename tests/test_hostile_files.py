@@ -28,7 +28,7 @@ from kbert.models import BertBackbone
 from kbert.models.preset_loading import load_checkpoint
 from kbert.checkpoints.weights_file import read_weights
 
-from conftest import TINY
+from model_helpers import TINY
 from hostile_file_cases import EXPECTED
 
 torch = pytest.importorskip("torch")

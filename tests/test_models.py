@@ -3,7 +3,7 @@
 import keras
 import numpy as np
 import pytest
-from conftest import TINY, make_inputs
+from model_helpers import TINY, make_inputs
 
 from kbert.models import (
     BertBackbone,

@@ -23,7 +23,7 @@ from kbert.models import BertClassifier
 from kbert.presets import resolve_preset
 from kbert.tokenizer.bert_tokenizer import BertTokenizer
 
-from conftest import TINY
+from model_helpers import TINY
 
 VOCABULARY = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"] + [f"w{i}" for i in range(92)]
 _HOLDER = """

@@ -30,8 +30,11 @@ def _package_folders():
         ".".join(path.parent.relative_to(ROOT).parts)
         for path in (ROOT / "kbert" / "presets" / "builtin").glob("*/config.json")
     }
-    if (ROOT / "gui" / "__init__.py").is_file():
-        found.add("kbert_gui")
+    # The app's packages, gui/ and its sub-packages, install under `kbert_gui`.
+    found |= {
+        ".".join(("kbert_gui",) + path.parent.relative_to(ROOT / "gui").parts)
+        for path in (ROOT / "gui").rglob("__init__.py")
+    }
     return found
 
 

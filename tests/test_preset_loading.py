@@ -1,12 +1,13 @@
 """`cls.from_preset` honours its class: subclasses, the class a preset holds, `dtype` and
-`load_weights`; the loader imports no model class (it receives the class)."""
+`load_weights`; the loader imports no model class (it receives the class). A preset's own
+weights come from the file (their random draws skipped) and a head it lacks is drawn."""
 
 import json
 
 import keras
 import numpy as np
 import pytest
-from conftest import TINY, make_inputs
+from model_helpers import TINY, make_inputs
 
 from kbert.models import BertBackbone
 from kbert.models import BertClassifier
@@ -143,3 +144,17 @@ def test_from_preset_takes_backbone_constructor_arguments(classifier_preset):
 def test_pretrainer_presets_load_as_what_they_hold(tmp_path):
     BertPretrainer(BertBackbone(**TINY)).save_to_preset(tmp_path / "p")
     assert type(BertTask.from_preset(tmp_path / "p")) is BertPretrainer
+
+
+def test_a_preset_loads_with_its_own_weights_and_a_fresh_head(tmp_path):
+    masked_lm = BertMaskedLM(BertBackbone(**TINY))
+    masked_lm.save_to_preset(tmp_path / "preset")
+    loaded = BertMaskedLM.from_preset(tmp_path / "preset")
+    for saved, restored in zip(masked_lm.weights, loaded.weights):
+        np.testing.assert_array_equal(
+            keras.ops.convert_to_numpy(saved), keras.ops.convert_to_numpy(restored)
+        )
+    classifier = BertClassifier.from_preset(tmp_path / "preset", num_classes=3)
+    assert classifier.freshly_initialized_heads == ["classifier_head"]
+    kernel = keras.ops.convert_to_numpy(classifier.get_layer("classifier_head").kernel)
+    assert np.abs(kernel).max() > 0  # Drawn, not left at the skipped zeros.

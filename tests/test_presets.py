@@ -4,7 +4,7 @@ import os
 import h5py
 import numpy as np
 import pytest
-from conftest import TINY, make_inputs
+from model_helpers import TINY, make_inputs
 
 from kbert.models import (
     BertBackbone,

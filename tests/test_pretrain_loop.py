@@ -6,7 +6,7 @@ import threading
 import keras
 import numpy as np
 import pytest
-from conftest import TINY
+from model_helpers import TINY
 
 from kbert.architecture.bert_config import BertConfig
 from kbert.pretraining import create_pretraining_data

@@ -7,7 +7,7 @@ import threading
 import keras
 import numpy as np
 import pytest
-from conftest import TINY
+from model_helpers import TINY
 
 from kbert.architecture.bert_config import BertConfig
 from kbert.layers.packed_sequences import packed_attention_mask, packed_position_ids

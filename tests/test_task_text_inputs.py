@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import kbert
-from conftest import TINY
+from model_helpers import TINY
 from inference_helpers import VOCABULARY
 from inference_helpers import make_tokenizer
 from kbert.cli import main

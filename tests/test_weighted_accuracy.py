@@ -2,7 +2,7 @@
 
 import keras
 import numpy as np
-from conftest import TINY, make_inputs
+from model_helpers import TINY, make_inputs
 
 from kbert.models import BertBackbone, BertPretrainer, BertTokenClassifier
 from kbert.training import IgnoreClassAccuracy

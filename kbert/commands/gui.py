@@ -6,14 +6,15 @@ def add_parser(subparsers):
         "gui",
         help="open the desktop app",
         description=(
-            "Open kbert's desktop app: the masked-word explorer, question answering with "
-            "highlighted answers, and point-and-click fine-tuning. It opens the bundled "
-            "demo model unless --model names another."
+            "Open kbert's desktop app: masked words predicted as you type, question "
+            "answering with highlighted answers, classify & tag with a fine-tuned model, "
+            "and point-and-click fine-tuning. It opens the bundled demo model unless "
+            '--model names another. Needs PySide6: pip install "kbert[gui]".'
         ),
         epilog="example: kbert gui --model runs/sst/model",
     )
-    # The app's own options, declared once in the app; `gui` is imported only to read
-    # them (PySide6 loads, Keras does not).
+    # The app's own options, declared once in the app; `kbert_gui.app` is imported only
+    # to read them (neither PySide6 nor Keras loads).
     from kbert_gui.app import add_arguments
 
     add_arguments(parser)

@@ -1,4 +1,9 @@
-"""Building blocks of the BERT encoder: keras.ops only, no backend branches."""
+"""Building blocks of the BERT encoder, written in keras.ops.
+
+One module branches on the backend: `attention_dispatch`, which reaches the backend's
+fused attention kernel (cuDNN on JAX GPUs, `scaled_dot_product_attention` on PyTorch)
+and XLA's attention elsewhere. Every other layer is backend-agnostic keras.ops.
+"""
 
 from kbert.layers.bert_embeddings import BertEmbeddings
 from kbert.layers.bert_encoder_block import BertEncoderBlock

@@ -1,0 +1,7 @@
+"""The "Classify & tag" tab: a fine-tuned classifier's label probabilities or a tagger's
+entities for the text you type.
+
+`ClassifyTab` is a `ClassifyPanel` (widgets) driven by a `ClassifyController`
+(behaviour); the texts are `classify_format`'s. Imports `widgets`, `services` and
+`tab_key`, never another tab or the window.
+"""

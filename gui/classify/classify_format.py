@@ -1,0 +1,106 @@
+"""What the "Classify & tag" tab writes and paints: label colours, headlines, exports.
+
+Pure functions of kbert's results and the model's description, no widgets, so each
+line and each exported row can be checked on its own.
+"""
+
+from kbert_gui.tab_key import TabKey
+from kbert_gui.widgets import style
+
+NO_HEAD_MESSAGE = (
+    "{name} has no classifier or tagger head, so there is nothing to run here. Fine-tune "
+    f"it for a classification or token-classification task ({TabKey.FINE_TUNING.link}) and "
+    "open the result, or open a fine-tuned model (File ▸ Open model…)."
+)
+UNTRAINED_HEAD_MESSAGE = (
+    "The {kind} head of this model was never trained ({heads}), so its results are "
+    f"random: fine-tune it first ({TabKey.FINE_TUNING.link})."
+)
+CLASSIFICATION_COLUMNS = ("label", "probability")
+ENTITY_COLUMNS = ("label", "text", "start", "end", "score")
+
+
+def entity_colors(entity_types):
+    """`{entity type: "#rrggbb"}`: `style.ENTITY_COLORS` in the order of `entity_types`."""
+    palette = style.ENTITY_COLORS
+    return {name: palette[index % len(palette)] for index, name in enumerate(entity_types)}
+
+
+def head_summary(description):
+    """The line above the input: what the model's head does with a text."""
+    if description.class_name == "BertClassifier":
+        count = len(description.label_names)
+        return (
+            f"Classifier, {count} labels: {', '.join(description.label_names)}. "
+            "Type a text (and a second text for pair classification)."
+        )
+    if description.class_name == "BertTokenClassifier":
+        return (
+            f"Tagger, entity types: {', '.join(description.entity_types) or 'none'}. "
+            "Type a text to find its entities."
+        )
+    return ""
+
+
+def classification_headline(classification):
+    """The predicted label with its probability, e.g. "pos · 87.3 %"."""
+    return f"{classification.label} · {100 * classification.probability:.1f} %"
+
+
+def entities_headline(entities):
+    """How many entities were found, by type: "3 entities: PER ×2, LOC"."""
+    if not entities:
+        return "No entities found."
+    counts = {}
+    for span in entities:
+        counts[span.label] = counts.get(span.label, 0) + 1
+    parts = [label if count == 1 else f"{label} ×{count}" for label, count in counts.items()]
+    noun = "entity" if len(entities) == 1 else "entities"
+    return f"{len(entities)} {noun}: {', '.join(parts)}"
+
+
+def span_tooltip(span):
+    """The tooltip of a highlighted entity."""
+    return f"{span.label} · {100 * span.score:.1f} % · characters {span.start}–{span.end}"
+
+
+def export_rows(outcome, label_rows):
+    """The rows a CSV export writes: what the tables show, in their order.
+
+    Args:
+        outcome: the shown `ClassifyOutcome`.
+        label_rows: the classification table's `(label, probability)` rows, as shown.
+
+    Returns:
+        `(columns, rows)`: the CSV header and one dict per row.
+    """
+    if outcome.classification is not None:
+        rows = [{"label": label, "probability": probability} for label, probability in label_rows]
+        return CLASSIFICATION_COLUMNS, rows
+    rows = [
+        {"label": span.label, "text": span.text, "start": span.start, "end": span.end,
+         "score": span.score}
+        for span in outcome.entities
+    ]
+    return ENTITY_COLUMNS, rows
+
+
+def export_document(outcome):
+    """The JSON export: the model, the input, and the full result."""
+    document = {"model": outcome.source, "model_class": outcome.description.class_name,
+                "text": outcome.text}
+    if outcome.classification is not None:
+        classification = outcome.classification
+        document.update(
+            pair=outcome.pair,
+            label=classification.label,
+            probability=classification.probability,
+            probabilities=dict(classification.probabilities),
+        )
+    else:
+        document["entities"] = [
+            {"label": span.label, "start": span.start, "end": span.end, "text": span.text,
+             "score": span.score}
+            for span in outcome.entities
+        ]
+    return document

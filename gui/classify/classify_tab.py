@@ -1,0 +1,69 @@
+"""The "Classify & tag" tab: use a fine-tuned classifier or tagger on new text."""
+
+from kbert_gui.classify.classify_controller import ClassifyController
+from kbert_gui.classify.classify_format import export_document
+from kbert_gui.classify.classify_format import export_rows
+from kbert_gui.classify.classify_panel import ClassifyPanel
+from kbert_gui.services.export_files import ExportAction
+from kbert_gui.services.export_files import write_csv
+from kbert_gui.services.export_files import write_json
+
+
+class ClassifyTab(ClassifyPanel):
+    """Runs whichever head the current model was fine-tuned with on the text you type.
+
+    A classifier (`BertClassifier`, also for text pairs: the second text goes in the
+    field below) shows every label's probability as a bar, the predicted one first;
+    a tagger (`BertTokenClassifier`) highlights its entities in the text, in one
+    colour per entity type at exactly the characters `tag` returned (emoji included),
+    and lists them with their scores. Predictions follow the text as it changes,
+    through `BertClassifier.classify` / `BertTokenClassifier.tag` in the app's
+    inference pool. A model with neither head (a pretrained or QA model) gets a
+    warning pointing to the fine-tuning tab. File ▸ Export saves the shown result as
+    CSV or JSON.
+
+    The widgets are the `ClassifyPanel`'s; `controller` (a `ClassifyController`) holds
+    the state and does the work.
+
+    Args:
+        context: the app's `AppContext`.
+        parent: the parent widget.
+    """
+
+    def __init__(self, context, parent=None):
+        super().__init__(parent)
+        self.context = context
+        self.controller = ClassifyController(self, context)
+
+    @property
+    def outcome(self):
+        """The shown `ClassifyOutcome` (with a classification or entities), or None."""
+        return self.controller.outcome
+
+    def set_text(self, text, pair=""):
+        """Replaces the text (and the pair's second text); a prediction follows."""
+        self.pair_edit.setPlainText(pair)
+        self.text_edit.setPlainText(text)
+
+    def export_actions(self):
+        """The shown result as CSV (the table's rows) or JSON (the whole result)."""
+        available = lambda: self.outcome is not None  # noqa: E731
+        return [
+            ExportAction(
+                "Predictions as CSV…", "CSV files (*.csv)", ".csv", self._write_csv, available
+            ),
+            ExportAction(
+                "Predictions as JSON…",
+                "JSON files (*.json)",
+                ".json",
+                self._write_json,
+                available,
+            ),
+        ]
+
+    def _write_csv(self, path):
+        columns, rows = export_rows(self.outcome, self.labels_model.rows())
+        write_csv(path, columns, rows)
+
+    def _write_json(self, path):
+        write_json(path, export_document(self.outcome))

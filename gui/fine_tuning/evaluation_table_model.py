@@ -1,0 +1,115 @@
+"""The scores of a finished run: one row per epoch, the best epoch in bold."""
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QBrush
+from PySide6.QtGui import QColor
+from PySide6.QtGui import QFont
+
+from kbert_gui.widgets import style
+from kbert_gui.widgets.row_table_model import RowTableModel
+
+BEST_BACKGROUND = QColor(style.BEST_ROW_BACKGROUND)
+# Readable titles of the logs `FineTuner` and `PretrainingLoop` report.
+TITLES = {
+    "epoch": "Epoch",
+    "loss": "Training loss",
+    "learning_rate": "Learning rate",
+    "accuracy": "Accuracy",
+    "macro_f1": "Macro F1",
+    "matthews_corrcoef": "MCC",
+    "precision": "Precision",
+    "recall": "Recall",
+    "f1": "F1",
+    "exact_match": "Exact match",
+    "mlm_loss": "MLM loss",
+    "mlm_accuracy": "MLM accuracy",
+    "nsp_loss": "NSP loss",
+    "nsp_accuracy": "NSP accuracy",
+}
+
+
+class EvaluationTableModel(RowTableModel):
+    """Rows of logs (dicts of numbers), e.g. a `FineTuningResult.history`.
+
+    Columns are the keys in the order they first appear; the row of the best epoch
+    (`best_row`) is bold on a green background; its tooltip says why.
+
+    Args:
+        parent: the owning QObject.
+    """
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self._best_row = None
+        self._best_reason = ""
+
+    def set_rows(self, rows, best_row=None, best_reason=""):
+        """Shows `rows` (dicts); `best_row` is the index to highlight, or None."""
+        self.beginResetModel()
+        keys = []
+        for row in rows:
+            keys.extend(key for key in row if key not in keys)
+        self._columns = tuple(keys)
+        self._rows = tuple(dict(row) for row in rows)
+        self._best_row = best_row
+        self._best_reason = best_reason
+        self.endResetModel()
+
+    def clear(self):
+        self.set_rows(())
+
+    @property
+    def keys(self):
+        return self._columns
+
+    @property
+    def best_row(self):
+        return self._best_row
+
+    def value(self, row, key):
+        return self._rows[row].get(key)
+
+    def records(self):
+        """The rows as given (dicts of the exact values), in order."""
+        return [dict(row) for row in self._rows]
+
+    def cell_data(self, row, column, role):
+        key = self._columns[column]
+        value = self._rows[row].get(key)
+        best = row == self._best_row
+        if role == Qt.ItemDataRole.DisplayRole:
+            return _format(key, value)
+        if role == Qt.ItemDataRole.TextAlignmentRole:
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        if role == Qt.ItemDataRole.FontRole and best:
+            font = QFont()
+            font.setBold(True)
+            return font
+        if role == Qt.ItemDataRole.BackgroundRole and best:
+            return QBrush(BEST_BACKGROUND)
+        if role == Qt.ItemDataRole.ToolTipRole:
+            exact = "" if value is None else repr(value)
+            return f"{exact}\n{self._best_reason}".strip() if best else exact or None
+        return None
+
+    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):
+        if role != Qt.ItemDataRole.DisplayRole:
+            return None
+        if orientation == Qt.Orientation.Horizontal:
+            if 0 <= section < len(self._columns):
+                key = self._columns[section]
+                return TITLES.get(key, key.replace("_", " ").capitalize())
+            return None
+        return str(section + 1) if 0 <= section < len(self._rows) else None
+
+
+def _format(key, value):
+    if value is None:
+        return "–"
+    if isinstance(value, (bool, int)):
+        return str(value)
+    if isinstance(value, float):
+        if key == "learning_rate":
+            return f"{value:.3g}"
+        return f"{value:.4f}" if abs(value) < 10 else f"{value:.2f}"
+    return str(value)

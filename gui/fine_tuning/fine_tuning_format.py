@@ -1,0 +1,197 @@
+"""What the fine-tuning tab writes: its log lines, status lines, table rows and probe.
+
+Pure functions of kbert's results and the job's progress values, no Qt, so that each
+line the tab shows can be checked on its own.
+"""
+
+from kbert_gui.fine_tuning.eta_estimator import format_duration
+from kbert_gui.fine_tuning.table_problems import MAX_PROBLEMS
+
+# The data page's summary while no training file is chosen.
+NO_TRAINING_FILE = "Open a training file to see its first rows here."
+# What a preview summary says of a file the reader rejects.
+REJECTED = "the reader rejects the file (see the message above)"
+_HEADINGS = {"completed": "Completed", "stopped_early": "Stopped early"}
+
+
+def describe_prediction(result):
+    """One line for a probe's prediction (`Classification`, entity spans,
+    `AnswerResult` or `FillMaskResult`)."""
+    if hasattr(result, "probabilities"):
+        ranked = sorted(result.probabilities.items(), key=lambda item: -item[1])[:3]
+        return " · ".join(f"{label} {probability:.0%}" for label, probability in ranked)
+    if hasattr(result, "answers"):
+        if result.is_impossible or not result.answers:
+            return "(no answer)"
+        return " · ".join(f"“{answer.text}” {answer.probability:.0%}" for answer in result.answers)
+    if hasattr(result, "masks"):
+        return "; ".join(
+            "[MASK] → "
+            + ", ".join(
+                f"{candidate.token} {candidate.probability:.0%}"
+                for candidate in mask.candidates[:3]
+            )
+            for mask in result.masks
+        )
+    if isinstance(result, list):
+        if not result:
+            return "(no entities)"
+        return ", ".join(f"{span.text} [{span.label} {span.score:.0%}]" for span in result)
+    return str(result)
+
+
+def curve_names(task_name):
+    """`TrainingCurveChart.set_names` arguments for a run of `task_name`: masked-LM
+    pretraining plots its running accuracy at every step, the other tasks their
+    evaluation metric at each epoch end."""
+    if task_name == "masked-lm":
+        return "training loss", "MLM accuracy (running)", False
+    return "training loss", "evaluation metric", True
+
+
+def probe_line(epoch, result, error):
+    """`(line, tooltip)` of the probe list for a prediction after `epoch` (None: of the
+    saved model), or for the `error` that made it fail."""
+    where = f"Epoch {epoch}" if epoch is not None else "Saved model"
+    text = error if error else describe_prediction(result)
+    return f"{where}: {text}", f"{where}\n{text}"
+
+
+def log_line(message, level):
+    """A log record as the log page shows it: INFO plain, other levels named."""
+    return message if level == "INFO" else f"{level}: {message}"
+
+
+def start_line(task_label, output, resume):
+    """The log line that opens a run of the task labelled `task_label` in `output`."""
+    return f"— {'Resuming' if resume else 'Starting'} {task_label.lower()} in {output}"
+
+
+def eta_text(seconds_left, seconds_per_step):
+    """The ETA beside the progress bar: "ETA 1:05 · 500 ms/step"."""
+    return f"ETA {format_duration(seconds_left)} · {seconds_per_step * 1000:.0f} ms/step"
+
+
+def epoch_line(epoch, logs):
+    """The log line of an epoch end: its scores (`logs`' floats) to four digits."""
+    scores = ", ".join(
+        f"{key} {number:.4g}"
+        for key, number in logs.items()
+        if key != "epoch" and isinstance(number, float)
+    )
+    return f"Epoch {epoch}: {scores}"
+
+
+def result_table(result):
+    """`(rows, best_row, best_reason)` for the evaluation table of a finished run.
+
+    A fine-tuning result (it has a `history`) lists its epochs with the saved one as
+    the best row; a pretraining result lists its training and evaluation metrics.
+    """
+    if hasattr(result, "history"):
+        rows = [dict(entry) for entry in result.history]
+        best = next(
+            (index for index, row in enumerate(rows) if row.get("epoch") == result.best_epoch),
+            None,
+        )
+        reason = (
+            f"Best {result.metric}: this epoch's model was saved."
+            if result.metric
+            else "Last epoch: saved."
+        )
+        return rows, best, reason
+    rows = [{"data": "training", **result.train_metrics}]
+    if result.eval_metrics:
+        rows.append({"data": "evaluation", **result.eval_metrics})
+    return rows, None, ""
+
+
+def result_summary(result):
+    """What a finished run achieved, after its heading on the status line."""
+    if not hasattr(result, "history"):
+        return f"{result.global_step} steps"
+    if result.metric:
+        return f"best {result.metric} {result.best_metric:.4f} at epoch {result.best_epoch}"
+    return f"{len(result.history)} epochs (no evaluation data: the last epoch is saved)"
+
+
+def status_heading(status):
+    """"Completed", "Stopped early", or the status itself."""
+    return _HEADINGS.get(status, status)
+
+
+def cancelled_line(global_step):
+    """"Cancelled after step N" (just "Cancelled" before the first step)."""
+    where = f" after step {global_step}" if global_step else ""
+    return f"Cancelled{where}"
+
+
+def preview_summary(train, evaluation):
+    """The data page's summary of the training (and evaluation) preview."""
+    summary = f"Training: {train.summary or _rejected(train)}"
+    if evaluation is not None:
+        summary += f"\nEvaluation: {evaluation.summary or _rejected(evaluation)}"
+    return summary
+
+
+def _rejected(preview):
+    count = len(preview.problems)
+    if count < 2:
+        return REJECTED
+    listed = f"the first {count}" if count >= MAX_PROBLEMS else f"all {count}"
+    return f"the reader rejects the file: {listed} problems are listed above"
+
+
+def preview_problems(train, evaluation):
+    """The readers' messages about the previewed files, training first, each problem of
+    each file in the order of the file."""
+    return [
+        message
+        for preview in (train, evaluation)
+        if preview is not None
+        for _, message in preview.problems
+    ]
+
+
+def error_lines(preview):
+    """`{line: message}` of the preview's rejected lines, for `DataPreviewModel`."""
+    return {line: message for line, message in preview.problems if line is not None}
+
+
+def probe_suggestion(preview, mapping):
+    """The probe fields (`ProbeInput.suggest`'s arguments) that the preview's first
+    example fills, or None where the preview shows no examples.
+
+    Args:
+        preview: the training file's `TrainingDataPreview`.
+        mapping: the column form's mapping (tables only; None while unknown).
+    """
+    if not preview.rows or (
+        preview.error and (preview.kind != "table" or preview.error_line == preview.lines[0])
+    ):
+        # Rejected files show raw lines, not examples.
+        return None
+    first = preview.rows[0]
+    if preview.kind == "table":
+        mapping = mapping or {}
+        positions = {}
+        for field in ("text_column", "pair_column"):
+            column = mapping.get(field)
+            if isinstance(column, int):
+                positions[field] = column
+            elif column in preview.headers:
+                positions[field] = preview.headers.index(column)
+        return {
+            "text": first[positions["text_column"]] if "text_column" in positions else None,
+            "pair": first[positions["pair_column"]] if "pair_column" in positions else None,
+        }
+    if preview.kind == "conll":
+        return {"text": first[0]}
+    if preview.kind == "squad":
+        return {"question": first[1], "context": first[3]}
+    if preview.kind == "text":
+        words = next((row[0].split() for row in preview.rows if len(row[0].split()) >= 3), None)
+        if words:
+            words[len(words) // 2] = "[MASK]"
+            return {"text": " ".join(words)}
+    return None

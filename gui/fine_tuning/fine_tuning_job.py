@@ -1,0 +1,221 @@
+"""One fine-tuning (or continued pretraining) run, executed by a `Worker`.
+
+Worker side: everything here runs on the training thread. Keras and kbert's training
+code are imported when the job runs, not with this module.
+"""
+
+import logging
+import pathlib
+import threading
+
+from kbert.training.progress_events import EpochFinished
+from kbert.training.progress_events import ProgressEvents
+from kbert_gui.fine_tuning.fine_tuning_events import LogLine
+from kbert_gui.fine_tuning.fine_tuning_events import ProbePredicted
+from kbert_gui.services.worker import describe_error
+
+# Continued masked-LM pretraining (`kbert.pretraining.ContinuedPretraining`); the other
+# task names are `kbert.finetuning.make_adapter`'s.
+MASKED_LM = "masked-lm"
+
+
+class FineTuningJob:
+    """A run of `kbert.finetuning.FineTuner` or `kbert.pretraining.PretrainingLoop` that
+    reports its progress through a `Worker`.
+
+    Call it with the worker (`context.run_training(job)` does): it builds the run,
+    trains, and returns the `FineTuningResult` (or `PretrainingResult`). Every progress
+    event reaches the UI thread through `worker.report(event)` (the worker's `progress`
+    signal), typed: kbert's `TrainingStarted`, `StepFinished`, `EpochFinished` and
+    `TrainingFinished` (`kbert.training.progress_events`), and the app's `LogLine` (the
+    job's own lines, and every `kbert` log record of the training thread while the job
+    runs) and `ProbePredicted` (`kbert_gui.fine_tuning.fine_tuning_events`).
+
+    The probe is predicted at every epoch end with the model being trained
+    (`FineTuner.model`), on the training thread, so the model is never used by two
+    threads. Masked-LM pretraining has no epochs: its probe runs once, on the saved
+    model.
+
+    Args:
+        task_name: "classification", "pair-classification", "token-classification",
+            "qa" or "masked-lm".
+        source: the model to start from (preset name or folder, or a checkpoint folder
+            that `preset_folder` converts).
+        output_dir: the run folder (the model is saved in `output_dir/model`).
+        train_path: the training file.
+        evaluation_path: the evaluation file, or None.
+        columns: for classification, `make_adapter`'s column options (`text_column`,
+            `pair_column`, `label_column`).
+        settings: `FineTuningConfig` keyword arguments. For masked-LM pretraining they
+            map onto a `PretrainingConfig`: `epochs` passes over the instances,
+            `warmup_ratio` of the steps, `max_length` the instance length.
+        probe: dict of probe inputs ("text", "pair", "question", "context"), or None.
+        resume: continue the run whose checkpoint is in `output_dir`.
+        preset_folder: a callable turning `source` into a kbert preset (the app's
+            `ModelStore.preset_folder`); None uses `source` as is.
+    """
+
+    def __init__(
+        self,
+        task_name,
+        source,
+        output_dir,
+        train_path,
+        evaluation_path=None,
+        columns=None,
+        settings=None,
+        probe=None,
+        resume=False,
+        preset_folder=None,
+    ):
+        self.task_name = task_name
+        self.source = source
+        self.output_dir = pathlib.Path(output_dir).expanduser()
+        self.train_path = str(train_path)
+        self.evaluation_path = None if not evaluation_path else str(evaluation_path)
+        self.columns = dict(columns or {})
+        self.settings = dict(settings or {})
+        self.resume = resume
+        self._preset_folder = preset_folder
+        self._probe = dict(probe) if probe else None
+        self._lock = threading.Lock()
+        self._worker = None
+        self._tuner = None
+
+    def set_probe(self, probe):
+        """Changes the probe inputs (from the UI thread); used at the next epoch end."""
+        with self._lock:
+            self._probe = dict(probe) if probe else None
+
+    def probe(self):
+        with self._lock:
+            return None if self._probe is None else dict(self._probe)
+
+    def __call__(self, worker):
+        self._worker = worker
+        kbert_logger = logging.getLogger("kbert")
+        handler = _ForwardingLogHandler(worker, threading.get_ident())
+        previous_level = kbert_logger.level
+        if kbert_logger.getEffectiveLevel() > logging.INFO:
+            kbert_logger.setLevel(logging.INFO)
+        kbert_logger.addHandler(handler)
+        try:
+            if self.task_name == MASKED_LM:
+                return self._pretrain(worker)
+            return self._fine_tune(worker)
+        finally:
+            kbert_logger.removeHandler(handler)
+            kbert_logger.setLevel(previous_level)
+            self._tuner = None  # the model: freed with the run, not kept by the tab's job
+
+    # --- Fine-tuning -----------------------------------------------------------------
+
+    def _preset(self):
+        return self._preset_folder(self.source) if self._preset_folder is not None else self.source
+
+    def _fine_tune(self, worker):
+        from kbert.finetuning import FineTuner
+        from kbert.finetuning import FineTuningConfig
+        from kbert.finetuning import make_adapter
+
+        config = FineTuningConfig(**self.settings)
+        task = make_adapter(self.task_name, **self.columns)
+        preset = self._preset()
+        self._log(
+            f"{'Resuming' if self.resume else 'Fine-tuning'} {preset} for {self.task_name} in {self.output_dir}."
+        )
+        self._tuner = FineTuner(
+            task,
+            preset,
+            self.output_dir,
+            config,
+            callbacks=[ProgressEvents(self._on_progress)],
+            cancellation=worker.cancellation,
+        )
+        return self._tuner.run(self.train_path, self.evaluation_path, resume=self.resume)
+
+    # --- Continued masked-LM pretraining ------------------------------------------------
+
+    def _pretrain(self, worker):
+        from kbert.pretraining import ContinuedPretraining
+
+        preset = self._preset()
+        self._log(f"{'Resuming' if self.resume else 'Continuing'} the pretraining of {preset}.")
+        run = ContinuedPretraining(
+            preset,
+            self.output_dir,
+            self.settings,
+            callbacks=[ProgressEvents(self._on_progress)],
+            cancellation=worker.cancellation,
+        )
+        result = run.run(self.train_path, self.evaluation_path, resume=self.resume)
+        if result.cancelled and result.global_step == 0 and not result.checkpoint_path.is_file():
+            self._log("Cancelled while preparing the data.")
+            return None
+        if result.preset_path is not None:
+            self._report_probe(None, lambda: _masked_lm(result.preset_path))
+        return result
+
+    # --- Progress (on the training thread) --------------------------------------------
+
+    def _on_progress(self, event):
+        """Every kbert progress event of the run: on to the UI, and the probe per epoch."""
+        self._worker.report(event)
+        if isinstance(event, EpochFinished):
+            model = self._tuner.model if self._tuner is not None else None
+            if model is not None:
+                self._report_probe(event.epoch, lambda: model)
+
+    # --- Reporting ---------------------------------------------------------------------
+
+    def _log(self, message, level="INFO"):
+        self._worker.report(LogLine(message, level))
+
+    def _report_probe(self, epoch, get_model):
+        probe = self.probe()
+        if not probe:
+            return
+        try:
+            result = predict_probe(get_model(), self.task_name, probe)
+        except Exception as error:  # a bad probe must not stop the training
+            self._worker.report(ProbePredicted(epoch, probe, None, describe_error(error)))
+        else:
+            self._worker.report(ProbePredicted(epoch, probe, result, None))
+
+
+def predict_probe(model, task_name, probe):
+    """The model's prediction for the probe, through the model's public method."""
+    from kbert.finetuning.task_specs import task_spec
+
+    return task_spec(task_name).predict(model, probe)
+
+
+def _masked_lm(preset_path):
+    from kbert.models import BertMaskedLM
+
+    return BertMaskedLM.from_preset(preset_path)
+
+
+class _ForwardingLogHandler(logging.Handler):
+    """Sends the log records of one thread to the UI as "log" events.
+
+    Logging calls handlers on the thread that logs; `Worker.report` emits a Qt signal,
+    which Qt queues to the UI thread, so this is safe from any thread. Records of other
+    threads (the "Masked words" tab predicting meanwhile) are left out of this run's log.
+    """
+
+    def __init__(self, worker, thread_id):
+        super().__init__(logging.INFO)
+        self._worker = worker
+        self._thread_id = thread_id
+        self.setFormatter(logging.Formatter("%(name)s: %(message)s"))
+
+    def emit(self, record):
+        if record.thread != self._thread_id:
+            return
+        try:
+            message = self.format(record)
+        except Exception:
+            self.handleError(record)
+            return
+        self._worker.report(LogLine(message, record.levelname))

@@ -1,0 +1,394 @@
+"""The fine-tuning tab's run: Start, Resume and Cancel, the resume check, how it ends.
+
+The run's lifecycle; what it shows meanwhile is `fine_tuning_run_view`'s, the form
+`fine_tuning_setup_controller`'s, the widgets `fine_tuning_panel`'s.
+"""
+
+import logging
+import pathlib
+
+from PySide6.QtCore import QObject
+from PySide6.QtCore import Qt
+from PySide6.QtCore import Signal
+from PySide6.QtCore import Slot
+from PySide6.QtGui import QKeySequence
+from PySide6.QtGui import QShortcut
+from PySide6.QtWidgets import QMessageBox
+
+from kbert.training.progress_events import EpochFinished
+from kbert.training.progress_events import TrainingFinished
+from kbert.training.progress_events import TrainingStarted
+from kbert.training.run_state import CHECKPOINT_FILE
+from kbert_gui.fine_tuning.column_mapping_form import CHOOSE_LABEL
+from kbert_gui.fine_tuning.fine_tuning_job import FineTuningJob
+from kbert_gui.fine_tuning.fine_tuning_run_view import FineTuningRunView
+from kbert_gui.fine_tuning.fine_tuning_tasks import OPEN_TAB
+from kbert_gui.fine_tuning.resume_check import ResumeCheck
+from kbert_gui.fine_tuning.resume_checker import ResumeChecker
+from kbert_gui.fine_tuning.training_data_preview import DATA_KINDS
+
+logger = logging.getLogger("gui")
+USE_SETUP_LINK = "use-setup"
+
+
+class FineTuningRunController(QObject):
+    """The state machine of a fine-tuning run on a `FineTuningPanel`.
+
+    A run is idle, running or cancelling. Start and Resume submit a `FineTuningJob`
+    built from the setup to the context's training pool, Cancel asks it to stop after
+    the current batch (Esc asks first), and the worker's result, error or
+    cancellation says how the run ended. Every progress event of the job passes
+    `_on_event`, the one place that reads them, on its way to `view` (a
+    `FineTuningRunView`: progress, curves, probe, evaluation table, log).
+
+    Resume is on only for a run folder whose checkpoint fits the form's task, data
+    and model (`resume_checker`'s `ResumeCheck`, made in a worker); otherwise one
+    sentence says what differs. Resuming continues with the run's own settings, and after a restart
+    shows its curves, scores and log again from the `RunRecord` the tab keeps in the
+    run folder. A run that fails in a folder it had to itself moves the form on to a
+    fresh folder, so the next Start is not refused. "Open in …" makes the saved model
+    the app's model and shows the tab that uses it.
+
+    Signals:
+        training_event(object): every progress event of the running job (see
+            `FineTuningJob`), after the panel has shown it.
+        run_finished(str): the run ended: "completed", "stopped_early", "cancelled"
+            or "failed".
+
+    Args:
+        panel: the `FineTuningPanel` (also the parent).
+        context: the `AppContext`.
+        setup: the `FineTuningSetupController` of the same panel.
+    """
+
+    training_event = Signal(object)
+    run_finished = Signal(str)
+
+    def __init__(self, panel, context, setup):
+        super().__init__(panel)
+        self.panel = panel
+        self.context = context
+        self.setup = setup
+        self.view = FineTuningRunView(panel)
+        self.worker = None
+        self.job = None
+        self.result = None
+        self._running = False
+        self._cancelling = False
+        self._finished_status = None
+        self._last_run = None
+        # The running run: its folder once kbert accepted it (the record goes there),
+        # whether the folder was new or empty, and the form it started with.
+        self._record_folder = None
+        self._fresh_folder = False
+        self._run_form = None
+        self.resume_checker = ResumeChecker(panel, context, setup, self)
+        self.resume_checker.changed.connect(self._update_buttons)
+        self._connect_panel(panel, context, setup)
+        self._update_buttons()
+
+    def _connect_panel(self, panel, context, setup):
+        self.cancel_shortcut = QShortcut(
+            QKeySequence(Qt.Key.Key_Escape),
+            panel,
+            context=Qt.ShortcutContext.WidgetWithChildrenShortcut,
+        )
+        self.cancel_shortcut.activated.connect(self.cancel_with_confirmation)
+        panel.start_button.clicked.connect(self.start)
+        panel.resume_button.clicked.connect(self.resume)
+        panel.cancel_button.clicked.connect(self.cancel)
+        panel.resume_note.linkActivated.connect(self._use_run_setup)
+        panel.probe_input.probe_changed.connect(self._probe_changed)
+        panel.open_model_button.clicked.connect(self.open_saved_model)
+        setup.hyperparameters_ready.connect(self._update_buttons)
+        setup.setup_changed.connect(self._check_resume)
+        context.models.source_changed.connect(self._check_resume)
+
+    # --- Start, resume, cancel ------------------------------------------------------------
+
+    @Slot()
+    def start(self):
+        """Starts a new run with the current setup."""
+        self._start(resume=False)
+
+    @Slot()
+    def resume(self):
+        """Continues the run in the output folder from its checkpoint."""
+        self._start(resume=True)
+
+    def _start(self, resume):
+        if self._running:
+            return
+        panel = self.panel
+        panel.error_banner.clear_error()
+        train = panel.train_file_edit.text().strip()
+        output = panel.output_edit.text().strip()
+        task = self.setup.task()
+        problem = self._start_problem(task, train, output, resume)
+        if problem:
+            panel.error_banner.show_error(problem)
+            return
+        folder = pathlib.Path(output).expanduser()
+        run = (task, str(folder))
+        record = None
+        if resume:
+            check = self.resume_checker.check
+            if check.settings:
+                self.setup.restore_settings(check.settings)
+            if self._last_run != run:
+                record = check.record  # a run of an earlier session: show it again
+        self.job = self._job(task, train, output, resume)
+        self._fresh_folder = not resume and not (folder.exists() and any(folder.iterdir()))
+        self._record_folder = None
+        self.view.begin(task, output, resume, record, continued=resume and self._last_run == run)
+        self._last_run = run
+        self.result = None
+        self._set_running(True)
+        self._submit(self.job)
+
+    def _job(self, task, train, output, resume):
+        """The `FineTuningJob` of the form; remembers the form it started with."""
+        panel = self.panel
+        settings = panel.hyperparameters.values()
+        if not panel.hyperparameters.widget("patience").isEnabled():
+            settings["patience"] = None
+        source = self.context.models.source
+        self._run_form = dict(task=task, source=source, settings=dict(settings))
+        return FineTuningJob(
+            task,
+            source,
+            output,
+            train,
+            panel.eval_file_edit.text().strip() or None,
+            columns=panel.column_form.mapping() if DATA_KINDS[task] == "table" else None,
+            settings=settings,
+            probe=panel.probe_input.probe(),
+            resume=resume,
+            preset_folder=self.context.models.preset_folder,
+        )
+
+    def _submit(self, job):
+        worker = self.context.run_training(job)
+        worker.signals.progress.connect(self._on_event)
+        worker.signals.result.connect(self._on_result)
+        worker.signals.error.connect(self._on_error)
+        worker.signals.cancelled.connect(self._on_cancelled)
+        worker.signals.finished.connect(self._on_finished)
+        self.worker = worker
+
+    def _start_problem(self, task, train, output, resume):
+        """Why the run cannot start now, or None."""
+        panel = self.panel
+        preview = self.setup.preview
+        mapping = panel.column_form.mapping()
+        if not panel.hyperparameters.is_ready:
+            return "The hyperparameters are still loading."
+        if not train:
+            return "Choose a training file."
+        if not output:
+            return "Choose a run folder."
+        if DATA_KINDS[task] == "table" and mapping is not None and mapping["label_column"] is None:
+            return CHOOSE_LABEL
+        if preview is not None and preview.path == train and preview.error:
+            return f"Fix the training data first: {preview.error}"
+        if DATA_KINDS[task] == "table" and mapping is None:
+            return "The training file's columns are not known yet."
+        check = self.resume_checker.check
+        if resume and not (self.resume_checker.is_current(check) and check.compatible):
+            return (check.sentence() if check is not None else "") or (
+                "The run folder holds no run to resume."
+            )
+        return None
+
+    @Slot()
+    def cancel_with_confirmation(self):
+        """Esc: asks whether to stop the run, and cancels it if the user says so."""
+        if not self._running or self._cancelling:
+            return
+        answer = QMessageBox.question(
+            self.panel,
+            "Stop training?",
+            "Stop the run after the current batch? It writes a checkpoint, and Resume "
+            "continues from it.",
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+            QMessageBox.StandardButton.No,
+        )
+        if answer == QMessageBox.StandardButton.Yes:
+            self.cancel()
+
+    def may_close(self):
+        """Whether the window may close: asks first while a run is in progress."""
+        if not self._running:
+            return True
+        answer = QMessageBox.question(
+            self.panel,
+            "Training is running",
+            "A run is in progress. Close anyway? It stops after the current batch and "
+            "writes a checkpoint; after a restart, choose its run folder and Resume "
+            "continues it with its curves and log.",
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+            QMessageBox.StandardButton.No,
+        )
+        return answer == QMessageBox.StandardButton.Yes
+
+    @Slot()
+    def cancel(self):
+        """Asks the run to stop after the current batch (it writes a checkpoint)."""
+        if not self._running or self._cancelling:
+            return
+        self._cancelling = True
+        self.worker.cancel()
+        self.view.show_cancelling()
+        self._update_buttons()
+
+    def _set_running(self, running):
+        self._running = running
+        self._cancelling = False
+        self.setup.set_locked(running)
+        self._update_buttons()
+
+    @Slot()
+    def _update_buttons(self):
+        ready = self.panel.hyperparameters.is_ready and not self._running
+        check = self.resume_checker.check
+        current = self.resume_checker.is_current(check)
+        resumable = current and check.compatible
+        self.panel.start_button.setEnabled(ready)
+        self.panel.resume_button.setEnabled(ready and resumable)
+        self.panel.cancel_button.setEnabled(self._running and not self._cancelling)
+        note = ""
+        if current and not self._running:
+            note = check.sentence()
+            if note and check.record is not None:
+                note += f' <a href="{USE_SETUP_LINK}">Use its setup</a>'
+        self.panel.resume_note.setText(note)
+        self.panel.resume_note.setVisible(bool(note))
+
+    # --- Whether the run folder's run can be resumed -------------------------------------
+
+    def has_checkpoint(self):
+        """Whether the output folder holds a training checkpoint to resume from."""
+        return self.resume_checker.has_checkpoint()
+
+    @property
+    def resume_check(self):
+        """The latest `ResumeCheck` of the run folder, or None while it is made."""
+        return self.resume_checker.check
+
+    @Slot()
+    def _check_resume(self):
+        # A running run's folder is its own: nothing to compare until it ends.
+        if not self._running:
+            self.resume_checker.refresh()
+
+    @Slot(str)
+    def _use_run_setup(self, link):
+        """"Use its setup": the form takes the run's task, files, settings and model."""
+        check = self.resume_checker.check
+        record = check.record if check is not None else None
+        if link != USE_SETUP_LINK or record is None:
+            return
+        if record.source != self.context.models.source:
+            self.context.models.set_source(record.source)
+        self.setup.restore(record)
+
+    def _probe_changed(self):
+        if self._running and self.job is not None:
+            self.job.set_probe(self.panel.probe_input.probe())
+
+    # --- Progress (UI thread, from the worker's signals) ----------------------------------
+
+    @Slot(object)
+    def _on_event(self, event):
+        # The one place that reads the job's events (typed: see `FineTuningJob`).
+        self.view.show_event(event, self.job.task_name)
+        if isinstance(event, TrainingStarted):
+            # kbert accepted the folder: the run's record may go there now.
+            self._record_folder = self.job.output_dir
+        elif isinstance(event, TrainingFinished):
+            self.result = event.result
+        if isinstance(event, (TrainingStarted, EpochFinished)):
+            self._write_record()
+        self.training_event.emit(event)
+
+    def _write_record(self):
+        if self._record_folder is None:
+            return
+        try:
+            self.view.record(self.job, self._run_form).write(self._record_folder)
+        except OSError as error:
+            logger.warning("Could not write the run's record: %s", error)
+
+    def export_actions(self):
+        """The curves as PNG or SVG, the evaluation table as CSV, the log as text."""
+        return self.view.export_actions()
+
+    # --- How the run ended -------------------------------------------------------------
+
+    @Slot(object)
+    def _on_result(self, result):
+        self.result = result
+        if result.preset_path is not None:
+            self.context.models.forget(str(result.preset_path))
+        self.view.show_result(result, self.job.task_name)
+        self._finished_status = result.status
+
+    @Slot(str)
+    def _on_error(self, message):
+        self.view.show_error(message)
+        self._finished_status = "failed"
+
+    @Slot()
+    def _on_cancelled(self):
+        if self.result is not None and self.result.status != "cancelled":
+            # The run ended on its own before it saw the request.
+            self._on_result(self.result)
+            return
+        self.view.show_cancelled(self.result.global_step if self.result is not None else None)
+        self._finished_status = "cancelled"
+
+    @Slot()
+    def _on_finished(self):
+        status = self._finished_status or "failed"
+        self._finished_status = None
+        self.view.show_ended()
+        self._write_record()
+        self._record_folder = None
+        folder = self.job.output_dir
+        self._set_running(False)
+        if status in ("completed", "stopped_early"):
+            self.setup.run_completed()
+        elif status == "failed" and self._left_files_in_fresh_folder(folder):
+            # What the failed run left there would make the next Start refuse the folder.
+            fresh = self.setup.advance_output_folder()
+            self.panel.status_label.setText(
+                f"Failed: see the message above. The next run uses {fresh}; what this one "
+                f"wrote stays in {folder}."
+            )
+        if (folder / CHECKPOINT_FILE).is_file() and str(folder) == self.resume_checker.folder():
+            # The form is the run's own: its checkpoint fits it.
+            self.resume_checker.set_check(
+                ResumeCheck(str(folder), True, settings=self._run_form["settings"])
+            )
+        else:
+            self._check_resume()
+        self._update_buttons()
+        self.run_finished.emit(status)
+
+    def _left_files_in_fresh_folder(self, folder):
+        """Whether a run that had `folder` to itself left files there but no checkpoint."""
+        return (
+            self._fresh_folder
+            and folder.is_dir()
+            and any(folder.iterdir())
+            and not (folder / CHECKPOINT_FILE).is_file()
+        )
+
+    # --- The saved model -------------------------------------------------------------
+
+    @Slot()
+    def open_saved_model(self):
+        """Makes the saved model the app's model and shows the tab that uses it."""
+        if self.result is not None and self.result.preset_path is not None:
+            tab = OPEN_TAB[self.job.task_name]
+            self.context.open_model(str(self.result.preset_path), tab)

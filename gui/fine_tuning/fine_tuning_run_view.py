@@ -1,0 +1,250 @@
+"""What a fine-tuning run shows while it runs and when it ends: progress, curves, probe,
+evaluation table, log, the saved model; and the record that brings them back."""
+
+import datetime
+
+from PySide6.QtCore import QObject
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import QListWidgetItem
+
+from kbert.finetuning.task_specs import TASK_SPECS
+from kbert.training.progress_events import EpochFinished
+from kbert.training.progress_events import StepFinished
+from kbert.training.progress_events import TrainingStarted
+from kbert_gui.fine_tuning.eta_estimator import EtaEstimator
+from kbert_gui.fine_tuning.fine_tuning_events import LogLine
+from kbert_gui.fine_tuning.fine_tuning_events import ProbePredicted
+from kbert_gui.fine_tuning.fine_tuning_format import cancelled_line
+from kbert_gui.fine_tuning.fine_tuning_format import curve_names
+from kbert_gui.fine_tuning.fine_tuning_format import epoch_line
+from kbert_gui.fine_tuning.fine_tuning_format import eta_text
+from kbert_gui.fine_tuning.fine_tuning_format import log_line
+from kbert_gui.fine_tuning.fine_tuning_format import probe_line
+from kbert_gui.fine_tuning.fine_tuning_format import result_summary
+from kbert_gui.fine_tuning.fine_tuning_format import result_table
+from kbert_gui.fine_tuning.fine_tuning_format import start_line
+from kbert_gui.fine_tuning.fine_tuning_format import status_heading
+from kbert_gui.fine_tuning.fine_tuning_tasks import OPEN_TAB
+from kbert_gui.fine_tuning.fine_tuning_tasks import TASKS
+from kbert_gui.fine_tuning.run_record import RunRecord
+from kbert_gui.services.export_files import ExportAction
+from kbert_gui.services.export_files import image_actions
+from kbert_gui.services.export_files import write_csv
+from kbert_gui.services.export_files import write_text
+from kbert_gui.widgets import style
+
+
+class FineTuningRunView(QObject):
+    """The live view of a run on a `FineTuningPanel`'s Training and Log pages.
+
+    `FineTuningRunController` (the run's lifecycle) tells it what happens: a run
+    begins (`begin`), each progress event arrives (`show_event`: the progress bar
+    and ETA, the loss and metric curves, the evaluation rows, the probe list, the
+    log), a cancel is asked for, and the run ends (`show_result`, `show_error`,
+    `show_cancelled`). It keeps what the panel cannot hold itself: the evaluation
+    rows of the epochs so far and the whole log (the log view keeps its latest lines
+    only). `record` turns all of it into the `RunRecord` the run folder keeps, and
+    `show_record` shows such a record again after a restart.
+
+    Args:
+        panel: the `FineTuningPanel` (also the parent).
+    """
+
+    def __init__(self, panel):
+        super().__init__(panel)
+        self.panel = panel
+        self._epoch_rows = []
+        self._log_lines = []
+        self._eta = EtaEstimator()
+        self._cancelling = False
+
+    # --- A run begins -------------------------------------------------------------------
+
+    def begin(self, task, output, resume, record=None, continued=False):
+        """Shows a run of `task` starting in `output`.
+
+        Args:
+            task: the task name.
+            output: the run folder, as the form names it.
+            resume: whether the run resumes from a checkpoint.
+            record: a `RunRecord` of the run from an earlier session, to show again.
+            continued: whether the view already shows this run (a resume in the same
+                session): its curves, probes and rows stay.
+        """
+        panel = self.panel
+        if record is not None:
+            self.show_record(record)
+        elif not continued:
+            panel.chart.clear()
+            panel.chart.set_names(*curve_names(task))
+            panel.probe_list.clear()
+            self._epoch_rows = []
+        self._cancelling = False
+        panel.evaluation_model.set_rows(self._epoch_rows)
+        panel.preset_label.clear()
+        panel.progress_bar.setRange(0, 0)
+        panel.eta_label.setText("")
+        panel.status_label.setText("Resuming…" if resume else "Loading the model and the data…")
+        panel.open_model_button.setEnabled(False)
+        self.append_log(start_line(TASKS[task][0], output, resume))
+        panel.pages.setCurrentIndex(1)
+
+    def show_record(self, record):
+        """Shows a run of an earlier session as it was: curves, scores, log."""
+        panel = self.panel
+        panel.chart.clear()
+        panel.chart.set_names(*record.curve_names)
+        panel.chart.set_points(record.loss_points, record.metric_points)
+        panel.probe_list.clear()
+        self._epoch_rows = [dict(row) for row in record.epoch_rows]
+        self._log_lines = list(record.log)
+        panel.log_view.setPlainText("\n".join(self._log_lines))
+
+    # --- While it runs --------------------------------------------------------------------
+
+    def show_event(self, event, task):
+        """Shows one progress event of the run of `task` (typed: see `FineTuningJob`)."""
+        if isinstance(event, StepFinished):
+            self._show_step(event, metric=event.logs.get("mlm_accuracy"))
+        elif isinstance(event, EpochFinished):
+            self._show_epoch(event, TASK_SPECS[task].metric)
+        elif isinstance(event, ProbePredicted):
+            self._show_probe(event.epoch, event.result, event.error)
+        elif isinstance(event, LogLine):
+            self.append_log(log_line(event.message, event.level))
+        elif isinstance(event, TrainingStarted):
+            self._show_train_begin(event.total_steps)
+
+    def show_cancelling(self):
+        """A cancel was asked for: the run stops after the current batch."""
+        self._cancelling = True
+        self.panel.status_label.setText("Cancelling after the current batch…")
+        self.append_log("— Cancel requested")
+
+    def _show_train_begin(self, total_steps):
+        total = max(int(total_steps), 1)
+        self.panel.progress_bar.setRange(0, total)
+        self.panel.progress_bar.setFormat("%v / %m steps")
+        self.panel.chart.set_total_steps(total)
+        self._eta.start(total)
+        self.panel.status_label.setText("Training…")
+
+    def _show_step(self, event, metric):
+        panel, step = self.panel, event.step
+        panel.progress_bar.setValue(min(step, panel.progress_bar.maximum()))
+        self._eta.step_done(step, event.time)
+        left = self._eta.seconds_left()
+        if left is not None:
+            panel.eta_label.setText(eta_text(left, self._eta.seconds_per_step()))
+        if event.loss is not None:
+            panel.chart.add_loss_point(step, event.loss)
+        if metric is not None:
+            panel.chart.add_metric_point(step, metric)
+        if event.epoch is not None and not self._cancelling:
+            panel.status_label.setText(f"Training: epoch {event.epoch}, step {step}")
+
+    def _show_epoch(self, event, metric):
+        value = event.logs.get(metric)
+        if value is not None:
+            self.panel.chart.set_names("training loss", f"evaluation {metric.replace('_', ' ')}")
+            self.panel.chart.add_metric_point(event.step, value)
+        self._epoch_rows = [row for row in self._epoch_rows if row.get("epoch") != event.epoch]
+        self._epoch_rows.append(dict(event.logs))
+        self.panel.evaluation_model.set_rows(self._epoch_rows)
+        self.append_log(epoch_line(event.epoch, event.logs))
+
+    def _show_probe(self, epoch, result, error):
+        line, tooltip = probe_line(epoch, result, error)
+        item = QListWidgetItem(line)
+        item.setToolTip(tooltip)
+        if error:
+            item.setForeground(QColor(style.ERROR.text))
+        self.panel.probe_list.addItem(item)
+        self.panel.probe_list.scrollToBottom()
+
+    def append_log(self, message):
+        """Adds a line to the log, after the time of day."""
+        stamp = datetime.datetime.now().strftime("%H:%M:%S")
+        line = f"{stamp}  {message}"
+        self._log_lines.append(line)
+        self.panel.log_view.appendPlainText(line)
+
+    def log_text(self):
+        """The whole log of the tab's runs (the view keeps only the latest lines)."""
+        return "".join(line + "\n" for line in self._log_lines)
+
+    # --- How it ended ---------------------------------------------------------------------
+
+    def show_result(self, result, task):
+        """Shows the result of a run of `task` that ended on its own (or stopped early)."""
+        panel = self.panel
+        preset = result.preset_path
+        panel.evaluation_model.set_rows(*result_table(result))
+        heading, summary = status_heading(result.status), result_summary(result)
+        panel.status_label.setText(f"{heading}: {summary}.")
+        panel.eta_label.setText("")
+        if preset is not None:
+            panel.preset_label.setText(f"Saved model: {preset}")
+            panel.preset_label.setToolTip(str(preset))
+            panel.set_open_target(OPEN_TAB[task])
+            panel.open_model_button.setEnabled(True)
+        self.append_log(f"— {heading}: {summary}. Model: {preset}")
+
+    def show_error(self, message):
+        self.panel.error_banner.show_error(message)
+        self.panel.status_label.setText("Failed: see the message above.")
+        self.append_log(f"ERROR: {message}")
+
+    def show_cancelled(self, global_step):
+        """The run stopped at a cancel after `global_step` steps (None: before any)."""
+        cancelled = cancelled_line(global_step)
+        self.panel.status_label.setText(f"{cancelled}. Resume continues from the checkpoint.")
+        self.panel.eta_label.setText("")
+        self.append_log(f"— {cancelled}")
+
+    def show_ended(self):
+        """The run is over, however it ended: a progress bar still moving stops."""
+        if self.panel.progress_bar.maximum() == 0:
+            self.panel.progress_bar.setRange(0, 1)
+
+    # --- The record and the exports ---------------------------------------------------------
+
+    def record(self, job, form):
+        """The `RunRecord` of `job` (a `FineTuningJob`) started from `form` (its task,
+        model and settings), with what the view shows of it now."""
+        chart = self.panel.chart
+        return RunRecord(
+            task=job.task_name,
+            source=form["source"],
+            train=job.train_path,
+            evaluation=job.evaluation_path,
+            columns=job.columns or None,
+            settings=form["settings"],
+            probe=job.probe(),
+            curve_names=chart.names(),
+            loss_points=chart.loss_points,
+            metric_points=chart.metric_points,
+            epoch_rows=tuple(self._epoch_rows),
+            log=tuple(self._log_lines),
+        )
+
+    def export_actions(self):
+        """The curves as PNG or SVG, the evaluation table as CSV, the log as text."""
+        evaluation, chart = self.panel.evaluation_model, self.panel.chart
+        return [
+            *image_actions("Training curves", chart, lambda: not chart.is_empty()),
+            ExportAction(
+                "Evaluation table as CSV…",
+                "CSV files (*.csv)",
+                ".csv",
+                lambda path: write_csv(path, evaluation.keys, evaluation.records()),
+                lambda: evaluation.rowCount() > 0,
+            ),
+            ExportAction(
+                "Run log as text…",
+                "Text files (*.txt)",
+                ".txt",
+                lambda path: write_text(path, self.log_text()),
+                lambda: bool(self._log_lines),
+            ),
+        ]

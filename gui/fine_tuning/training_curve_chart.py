@@ -1,0 +1,321 @@
+"""Live training curves: the loss at every step and the evaluation metric at every epoch."""
+
+import itertools
+import math
+
+from PySide6.QtCore import QPointF
+from PySide6.QtCore import QRectF
+from PySide6.QtCore import QSize
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor
+from PySide6.QtGui import QPainter
+from PySide6.QtGui import QPainterPath
+from PySide6.QtGui import QPen
+from PySide6.QtWidgets import QSizePolicy
+from PySide6.QtWidgets import QWidget
+
+from kbert_gui.widgets import style
+
+LOSS_COLOR = QColor(style.LOSS_CURVE)
+METRIC_COLOR = QColor(style.METRIC_CURVE)
+GRID_COLOR = QColor(style.CHART_GRID)
+AXIS_COLOR = QColor(style.CHART_AXIS)
+
+
+class TrainingCurveChart(QWidget):
+    """Two curves over the training steps, drawn with QPainter.
+
+    The training loss (left axis, blue) gets a point per step; the evaluation metric
+    (right axis, orange) a point per epoch, placed at the step where the epoch ended.
+    Every point is kept (`loss_points`, `metric_points`); when there are more than
+    pixels, drawing takes the minimum and maximum per pixel column, so a long run
+    stays cheap to paint.
+
+    A point at a step not after the previous one (a resumed run restarting from its
+    checkpoint) replaces the points from that step on.
+
+    Args:
+        parent: the parent widget.
+    """
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.setObjectName("trainingCurves")
+        self.setMinimumSize(320, 180)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
+        self.setToolTip("Training loss at every step; evaluation metric at every epoch end.")
+        self._loss = []
+        self._metric = []
+        self._total_steps = 0
+        self._loss_name = "training loss"
+        self._metric_name = "evaluation metric"
+        self._metric_markers = True
+
+    def sizeHint(self):
+        return QSize(640, 300)
+
+    @property
+    def loss_points(self):
+        """`(step, loss)` pairs, in step order."""
+        return tuple(self._loss)
+
+    @property
+    def metric_points(self):
+        """`(step, value)` pairs, one per epoch."""
+        return tuple(self._metric)
+
+    def is_empty(self):
+        """Whether no curve has a point."""
+        return not self._loss and not self._metric
+
+    def names(self):
+        """`(loss name, metric name, metric markers)`, as `set_names` took them."""
+        return self._loss_name, self._metric_name, self._metric_markers
+
+    def set_points(self, loss_points, metric_points):
+        """Shows these `(step, value)` points (a run's, read back from its record)."""
+        self._loss = [(int(step), float(value)) for step, value in loss_points]
+        self._metric = [(int(step), float(value)) for step, value in metric_points]
+        self.update()
+
+    def clear(self):
+        self._loss.clear()
+        self._metric.clear()
+        self._total_steps = 0
+        self.update()
+
+    def set_total_steps(self, total_steps):
+        """The run's length in steps: the x axis spans it from the start."""
+        self._total_steps = int(total_steps)
+        self.update()
+
+    def set_names(self, loss_name, metric_name, metric_markers=True):
+        """The legend's names of the two curves; `metric_markers` draws a dot at each
+        metric point (off for a per-step metric)."""
+        self._loss_name, self._metric_name = loss_name, metric_name
+        self._metric_markers = metric_markers
+        self.update()
+
+    def add_loss_point(self, step, loss):
+        _append(self._loss, step, loss)
+        self.update()
+
+    def add_metric_point(self, step, value):
+        _append(self._metric, step, value)
+        self.update()
+
+    # --- Painting --------------------------------------------------------------------
+
+    def paintEvent(self, event):
+        painter = QPainter(self)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        painter.fillRect(self.rect(), self.palette().base())
+        line_height = painter.fontMetrics().height()
+        plot = self._plot_rect(painter.fontMetrics())
+        if plot.width() < 40 or plot.height() < 40:
+            return
+        self._draw_legend(painter, line_height)
+        if not self._loss and not self._metric:
+            painter.setPen(AXIS_COLOR)
+            painter.drawText(
+                plot, Qt.AlignmentFlag.AlignCenter, "The curves appear when training starts."
+            )
+            painter.setPen(QPen(AXIS_COLOR, 1))
+            painter.drawRect(plot)
+            return
+        axes = _Axes(plot, self._loss, self._metric, self._total_steps)
+        self._draw_grid(painter, axes)
+        self._draw_tick_labels(painter, axes, line_height)
+        painter.setClipRect(plot.adjusted(-4, -4, 4, 4))
+        self._draw_loss(painter, axes)
+        if self._metric:
+            self._draw_metric(painter, axes)
+
+    def _plot_rect(self, metrics):
+        """The area inside the axes: room for the tick labels left and right, the
+        legend above and the step labels below."""
+        margin = metrics.horizontalAdvance("0.000") + 14
+        line_height = metrics.height()
+        return QRectF(
+            margin,
+            line_height * 2 + 8,
+            self.width() - 2 * margin,
+            self.height() - line_height * 4 - 18,
+        )
+
+    def _draw_grid(self, painter, axes):
+        plot = axes.plot
+        painter.setPen(QPen(GRID_COLOR, 1))
+        for value in axes.loss_ticks:
+            y = axes.loss_y(value)
+            painter.drawLine(QPointF(plot.left(), y), QPointF(plot.right(), y))
+        for step in axes.x_ticks:
+            x = axes.x(step)
+            painter.drawLine(QPointF(x, plot.top()), QPointF(x, plot.bottom()))
+        painter.setPen(QPen(AXIS_COLOR, 1))
+        painter.drawRect(plot)
+
+    def _draw_tick_labels(self, painter, axes, line_height):
+        plot = axes.plot
+        painter.setPen(LOSS_COLOR)
+        for value in axes.loss_ticks:
+            painter.drawText(
+                QRectF(0, axes.loss_y(value) - line_height / 2, plot.left() - 6, line_height),
+                Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,
+                _tick_label(value, axes.loss_ticks),
+            )
+        if self._metric:
+            painter.setPen(METRIC_COLOR)
+            for value in axes.metric_ticks:
+                y = axes.metric_y(value)
+                painter.drawText(
+                    QRectF(plot.right() + 6, y - line_height / 2, plot.left() - 6, line_height),
+                    Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
+                    _tick_label(value, axes.metric_ticks),
+                )
+        painter.setPen(AXIS_COLOR)
+        for step in axes.x_ticks:
+            painter.drawText(
+                QRectF(axes.x(step) - 40, plot.bottom() + 4, 80, line_height),
+                Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop,
+                str(int(step)),
+            )
+        painter.drawText(
+            QRectF(plot.left(), plot.bottom() + line_height + 4, plot.width(), line_height),
+            Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignTop,
+            "step",
+        )
+
+    def _draw_loss(self, painter, axes):
+        loss_path = QPainterPath()
+        points = _thin(self._loss, int(axes.plot.width()), axes.x_max)
+        for index, (step, value) in enumerate(points):
+            point = QPointF(axes.x(step), axes.loss_y(value))
+            if index == 0:
+                loss_path.moveTo(point)
+            else:
+                loss_path.lineTo(point)
+        painter.setPen(QPen(LOSS_COLOR, 1.6))
+        painter.drawPath(loss_path)
+
+    def _draw_metric(self, painter, axes):
+        points = [QPointF(axes.x(step), axes.metric_y(value)) for step, value in self._metric]
+        painter.setPen(QPen(METRIC_COLOR, 2))
+        for start, end in itertools.pairwise(points):
+            painter.drawLine(start, end)
+        if self._metric_markers:
+            painter.setBrush(METRIC_COLOR)
+            for point in points:
+                painter.drawEllipse(point, 3.5, 3.5)
+
+    def _draw_legend(self, painter, line_height):
+        x, y = 12.0, 6.0
+        for color, name, values in (
+            (LOSS_COLOR, self._loss_name, self._loss),
+            (METRIC_COLOR, self._metric_name, self._metric),
+        ):
+            painter.setPen(QPen(color, 3))
+            painter.drawLine(QPointF(x, y + line_height / 2), QPointF(x + 18, y + line_height / 2))
+            text = name if not values else f"{name}: {values[-1][1]:.4g}"
+            painter.setPen(self.palette().text().color())
+            painter.drawText(QPointF(x + 24, y + line_height * 0.78), text)
+            x += 24 + painter.fontMetrics().horizontalAdvance(text) + 28
+
+
+class _Axes:
+    """Where steps and values go in the plot: round ticks covering the points (the x
+    axis spans at least the run's `total_steps`), the loss on the left axis from 0, the
+    metric on the right one."""
+
+    def __init__(self, plot, loss, metric, total_steps):
+        self.plot = plot
+        last_step = max([point[0] for point in loss[-1:] + metric[-1:]] + [total_steps, 1])
+        self.x_ticks = _nice_ticks(0, last_step, integer=True)
+        self.x_max = max(self.x_ticks[-1], last_step)
+        self.loss_ticks = _nice_ticks(*_value_range([value for _, value in loss], True))
+        self.metric_ticks = _nice_ticks(*_value_range([value for _, value in metric], False))
+
+    def x(self, step):
+        return self.plot.left() + self.plot.width() * step / self.x_max
+
+    def loss_y(self, value):
+        return self._y(value, self.loss_ticks)
+
+    def metric_y(self, value):
+        return self._y(value, self.metric_ticks)
+
+    def _y(self, value, ticks):
+        low, high = ticks[0], ticks[-1]
+        return self.plot.bottom() - self.plot.height() * (value - low) / (high - low)
+
+
+def _append(points, step, value):
+    if value is None or not math.isfinite(value):
+        return
+    while points and points[-1][0] >= step:
+        points.pop()
+    points.append((step, float(value)))
+
+
+def _thin(points, width, x_max):
+    """At most two points (the lowest and the highest) per pixel column, in step order."""
+    if len(points) <= 2 * max(width, 1):
+        return points
+    columns = {}
+    for point in points:
+        columns.setdefault(int(point[0] / x_max * width), []).append(point)
+    thinned = []
+    for column in sorted(columns):
+        members = columns[column]
+        extremes = {
+            min(members, key=lambda point: point[1]),
+            max(members, key=lambda point: point[1]),
+        }
+        thinned.extend(sorted(extremes))
+    return thinned
+
+
+def _value_range(values, zero_based):
+    """`(low, high)` for an axis showing `values` (a unit interval when they fit in it)."""
+    if not values:
+        return (0.0, 1.0)
+    low, high = min(values), max(values)
+    if not zero_based and 0.0 <= low and high <= 1.0:
+        return (0.0, 1.0)
+    if not zero_based and 0.0 <= low and high <= 100.0 and high > 1.0:
+        return (0.0, 100.0)
+    if zero_based and low >= 0:
+        low = 0.0
+    if high - low < 1e-9:
+        high = low + 1.0
+    return (low, high + (high - low) * 0.05)
+
+
+def _nice_ticks(low, high, integer=False, count=5):
+    """Round tick values covering `[low, high]`."""
+    span = max(high - low, 1e-12)
+    raw = span / count
+    magnitude = 10 ** math.floor(math.log10(raw))
+    step = next(
+        multiple * magnitude for multiple in (1, 2, 2.5, 5, 10) if multiple * magnitude >= raw
+    )
+    if integer:
+        step = max(1, round(step))
+    first = math.floor(low / step) * step
+    ticks = []
+    value = first
+    while value <= high + step * 1e-6:
+        if value >= low - step * 1e-6:
+            ticks.append(value)
+        value += step
+    if ticks[-1] < high - step * 1e-6:
+        ticks.append(ticks[-1] + step)
+    return ticks
+
+
+def _tick_label(value, ticks):
+    step = ticks[1] - ticks[0] if len(ticks) > 1 else 1.0
+    decimals = 0
+    while decimals < 4 and abs(round(step, decimals) - step) > step * 1e-6:
+        decimals += 1
+    return f"{value:.{decimals}f}"

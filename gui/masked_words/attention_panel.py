@@ -1,0 +1,277 @@
+"""The "Masked words" attention views: a heat map, every head of a layer, the head view."""
+
+from dataclasses import dataclass
+
+from PySide6.QtCore import Qt
+from PySide6.QtCore import Slot
+from PySide6.QtWidgets import QComboBox
+from PySide6.QtWidgets import QHBoxLayout
+from PySide6.QtWidgets import QLabel
+from PySide6.QtWidgets import QScrollArea
+from PySide6.QtWidgets import QStackedWidget
+from PySide6.QtWidgets import QVBoxLayout
+from PySide6.QtWidgets import QWidget
+
+from kbert_gui.masked_words.attention_head_grid import AttentionHeadGrid
+from kbert_gui.masked_words.attention_head_view import AttentionHeadView
+from kbert_gui.masked_words.attention_heat_map import AttentionHeatMap
+from kbert_gui.widgets.error_banner import ErrorBanner
+from kbert_gui.masked_words.masked_words_format import truncation_note
+from kbert_gui.services.latest_request_runner import TYPING_DELAY_MS
+from kbert_gui.services.latest_request_runner import LatestRequestRunner
+from kbert_gui.widgets import style
+
+AVERAGE_OF_LAYERS = "average of layers"
+AVERAGE_OF_HEADS = "average of heads"
+# The views, in the "View" box's order.
+HEAT_MAP, ALL_HEADS, HEAD_VIEW = range(3)
+VIEW_NAMES = ("Heat map", "All heads of the layer", "Head view (lines)")
+
+
+@dataclass(frozen=True)
+class _AttentionReport:
+    """A worker's `AttentionMap`, with the text's length and the model's limit."""
+
+    attention: object
+    num_tokens: int
+    limit: int
+
+
+class AttentionPanel(QWidget):
+    """Layer, head and view choices over three views of the current text's attention.
+
+    "Heat map" is an `AttentionHeatMap` of one layer and head (or their averages);
+    "All heads of the layer" an `AttentionHeadGrid` of thumbnails, one per head
+    (click one to enlarge it in the heat map); "Head view" an `AttentionHeadView` of
+    token-to-token lines. Hovering any of them shows the weights. A text longer
+    than the model reads is cut at its limit, and a note says so.
+
+    The weights come from `kbert.inference.attention_map` on the current model,
+    computed in a worker, and only while the panel is visible: `set_text` while it
+    is hidden just remembers the text, so typing stays fast; showing the panel
+    computes the map of the latest text. The views draw from the map on the UI
+    thread with vectorised images and batched lines, a few milliseconds for a text
+    of 128 tokens.
+
+    Args:
+        context: the `AppContext`.
+        delay_ms: debounce pause before a computation starts.
+        parent: the parent widget.
+    """
+
+    def __init__(self, context, delay_ms=TYPING_DELAY_MS, parent=None):
+        super().__init__(parent)
+        self.setObjectName("attentionPanel")
+        self.context = context
+        self._text = ""
+        self._computed_text = None
+        self._attention = None
+        self._num_tokens = 0
+
+        self.runner = LatestRequestRunner(context.inference_pool, delay_ms, self)
+        self.runner.result.connect(self._show_attention)
+        self.runner.error.connect(self._show_error)
+        self.runner.busy_changed.connect(self._show_busy)
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(8, 8, 8, 8)
+        layout.addLayout(self._build_controls())
+        self.error_banner = ErrorBanner()
+        layout.addWidget(self.error_banner)
+        layout.addWidget(self._build_note())
+        layout.addWidget(self._build_views(), 1)
+        context.models.source_changed.connect(self._forget_model)
+
+    def _build_controls(self):
+        """The layer, head and view choices, and the busy line."""
+        self.layer_combo = QComboBox()
+        self.layer_combo.setObjectName("layerCombo")
+        self.layer_combo.setToolTip(
+            "The encoder layer whose attention is shown (1 is nearest the input), or the "
+            "average of all layers."
+        )
+        self.head_combo = QComboBox()
+        self.head_combo.setObjectName("headCombo")
+        self.head_combo.setToolTip("The attention head shown, or the average of all heads.")
+        for combo in (self.layer_combo, self.head_combo):
+            combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        self.view_combo = QComboBox()
+        self.view_combo.setObjectName("attentionViewCombo")
+        self.view_combo.addItems(VIEW_NAMES)
+        self.view_combo.setToolTip(
+            "Heat map: one head's weights, rows attending to columns. All heads: a "
+            "thumbnail per head of the layer (click one to enlarge). Head view: lines "
+            "from each token to those it attends to; hover a token for its weights."
+        )
+        self.layer_combo.currentIndexChanged.connect(self._redraw)
+        self.head_combo.currentIndexChanged.connect(self._redraw)
+        self.view_combo.currentIndexChanged.connect(self._show_view)
+        self.busy_label = QLabel("Computing attention…")
+        self.busy_label.setStyleSheet(style.BUSY_STYLE)
+        self.busy_label.hide()
+
+        controls = QHBoxLayout()
+        controls.setSpacing(8)
+        controls.addWidget(QLabel("Layer"))
+        controls.addWidget(self.layer_combo)
+        controls.addSpacing(12)
+        controls.addWidget(QLabel("Head"))
+        controls.addWidget(self.head_combo)
+        controls.addSpacing(12)
+        controls.addWidget(QLabel("View"))
+        controls.addWidget(self.view_combo)
+        controls.addSpacing(12)
+        controls.addWidget(self.busy_label)
+        controls.addStretch(1)
+        return controls
+
+    def _build_note(self):
+        self.note_label = QLabel()
+        self.note_label.setObjectName("attentionNote")
+        self.note_label.setWordWrap(True)
+        self.note_label.setStyleSheet(style.HINT_STYLE)
+        self.note_label.hide()
+        return self.note_label
+
+    def _build_views(self):
+        """The three views, each in a scroll area, one shown at a time."""
+        self.heat_map = AttentionHeatMap()
+        self.head_grid = AttentionHeadGrid()
+        self.head_grid.head_chosen.connect(self.enlarge_head)
+        self.head_view = AttentionHeadView()
+        self.views = QStackedWidget()
+        for view in (self.heat_map, self.head_grid, self.head_view):
+            scroll_area = QScrollArea()
+            scroll_area.setWidget(view)
+            scroll_area.setWidgetResizable(False)
+            scroll_area.setAlignment(Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop)
+            self.views.addWidget(scroll_area)
+        return self.views
+
+    @property
+    def attention(self):
+        """The last `AttentionMap` received, or None."""
+        return self._attention
+
+    def set_text(self, text):
+        """The text to show attention for; computed now if the panel is visible."""
+        self._text = text
+        if self.isVisible():
+            self._request()
+
+    def selection(self):
+        """`(layer, head)` as `AttentionMap.select` takes them (None = average)."""
+        return _chosen_index(self.layer_combo), _chosen_index(self.head_combo)
+
+    def set_view(self, view):
+        """Shows `HEAT_MAP`, `ALL_HEADS` or `HEAD_VIEW`."""
+        self.view_combo.setCurrentIndex(view)
+
+    @Slot(int)
+    def enlarge_head(self, head):
+        """A thumbnail was clicked: that head of the layer in the heat map."""
+        self.head_combo.setCurrentIndex(self.head_combo.findData(head))
+        self.set_view(HEAT_MAP)
+
+    def showEvent(self, event):
+        super().showEvent(event)
+        if self._computed_text != self._text:
+            self._request()
+
+    def _request(self):
+        self._computed_text = self._text
+        models = self.context.models
+        self.runner.submit(_compute_attention, models, models.source, self._text)
+
+    @Slot(str)
+    def _forget_model(self, source):
+        self.runner.cancel()
+        self._attention = None
+        self._clear_views()
+        self._computed_text = None
+        if self.isVisible():
+            self._request()
+
+    @Slot(object)
+    def _show_attention(self, report):
+        self.error_banner.clear_error()
+        attention = report.attention
+        self._attention = attention
+        note = truncation_note(report.num_tokens, report.limit, "weights")
+        self.note_label.setText(note)
+        self.note_label.setVisible(bool(note))
+        _fill_combo(self.layer_combo, "layer", attention.num_layers, AVERAGE_OF_LAYERS, 0)
+        # The average of the heads reads best at first; single heads are one click away.
+        heads = attention.num_heads
+        _fill_combo(self.head_combo, "head", heads, AVERAGE_OF_HEADS, heads)
+        self._redraw()
+
+    @Slot(str)
+    def _show_error(self, message):
+        self._attention = None
+        self._clear_views()
+        self.error_banner.show_error(message)
+
+    def _clear_views(self):
+        self.heat_map.clear()
+        self.head_grid.clear()
+        self.head_view.clear()
+        self.note_label.hide()
+
+    @Slot(int)
+    def _show_view(self, view):
+        self.views.setCurrentIndex(view)
+        # The grid shows every head: the head box has nothing to choose there.
+        self.head_combo.setEnabled(view != ALL_HEADS)
+        self._redraw()
+
+    @Slot(bool)
+    def _show_busy(self, busy):
+        self.busy_label.setVisible(busy)
+
+    @Slot()
+    def _redraw(self):
+        if self._attention is None or self.layer_combo.count() == 0 or self.head_combo.count() == 0:
+            return
+        layer, head = self.selection()
+        attention = self._attention
+        view = self.view_combo.currentIndex()
+        # Only the view on show is drawn; the others catch up when shown.
+        if view == HEAT_MAP:
+            self.heat_map.set_map(attention.tokens, attention.select(layer, head))
+        elif view == ALL_HEADS:
+            self.head_grid.set_layer(attention, layer)
+        else:
+            self.head_view.set_map(attention.tokens, attention.select(layer, head))
+
+
+def _compute_attention(models, source, text):
+    from kbert.inference import attention_map
+    from kbert.inference.model_io import sequence_limit
+
+    model = models.model("BertMaskedLM", source)
+    num_tokens = len(model.tokenizer.tokenize(text)) + 2
+    return _AttentionReport(
+        attention_map(model, None, text), num_tokens, sequence_limit(model, model.tokenizer)
+    )
+
+
+def _fill_combo(combo, noun, count, average_label, default_row):
+    """Items "noun 1".."noun count" then the average; keeps the choice when it fits."""
+    if combo.count() == count + 1:
+        return
+    previous_row = combo.currentIndex() if combo.count() else default_row
+    was_average = combo.count() > 0 and combo.currentData() is None
+    combo.blockSignals(True)
+    combo.clear()
+    for index in range(count):
+        combo.addItem(f"{noun} {index + 1}", index)
+    combo.addItem(average_label, None)
+    if was_average:
+        previous_row = count
+    combo.setCurrentIndex(previous_row if 0 <= previous_row <= count else 0)
+    combo.blockSignals(False)
+
+
+def _chosen_index(combo):
+    return combo.currentData()

@@ -1,0 +1,74 @@
+"""Shared pieces of the desktop-app tests: an isolated AppContext, a small Hugging Face
+checkpoint to convert, and a UI heartbeat."""
+
+import time
+
+import pytest
+
+from PySide6.QtCore import QSettings
+from PySide6.QtCore import QTimer
+
+from kbert_gui.services.app_context import AppContext
+from kbert_gui.services.model_store import ModelStore
+
+
+def make_context(tmp_path, source="demo"):
+    """An `AppContext` on `source` whose settings and conversion cache live in `tmp_path`."""
+    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
+    models = ModelStore(source, settings=settings, cache_dir=tmp_path)
+    return AppContext(models)
+
+
+def make_hugging_face_folder(folder):
+    """A tiny random Hugging Face BERT checkpoint (masked LM) with a vocabulary, in `folder`.
+
+    Skips the test when PyTorch or transformers is missing.
+    """
+    torch = pytest.importorskip("torch")
+    transformers = pytest.importorskip("transformers")
+    torch.manual_seed(0)
+    config = transformers.BertConfig(
+        vocab_size=40,
+        hidden_size=16,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        intermediate_size=20,
+        max_position_embeddings=32,
+    )
+    transformers.BertForMaskedLM(config).save_pretrained(folder)
+    vocabulary = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"] + [f"w{i}" for i in range(35)]
+    (folder / "vocab.txt").write_text("\n".join(vocabulary) + "\n", encoding="utf-8")
+    return folder
+
+
+def stop_context(context, timeout_ms=10000):
+    """Stops the context's workers (call at the end of a test that started any)."""
+    assert context.stop_all(timeout_ms), "background work did not stop in time"
+
+
+class Heartbeat:
+    """Measures how long the UI thread's event loop goes without turning.
+
+    A `QTimer` ticks every `interval_ms`; `max_gap_ms` is the longest time between two
+    ticks (minus nothing: a loop that never stalls shows about `interval_ms`).
+    """
+
+    def __init__(self, interval_ms=20):
+        self.max_gap_ms = 0.0
+        self._last = None
+        self._timer = QTimer()
+        self._timer.setInterval(interval_ms)
+        self._timer.timeout.connect(self._tick)
+
+    def start(self):
+        self._last = time.perf_counter()
+        self._timer.start()
+
+    def stop(self):
+        self._timer.stop()
+        self._tick()
+
+    def _tick(self):
+        now = time.perf_counter()
+        self.max_gap_ms = max(self.max_gap_ms, (now - self._last) * 1000)
+        self._last = now
