@@ -71,7 +71,7 @@ def test_pooled_vectors_to_npy_equal_the_api(preset, loaded, tmp_path, capsys):
     assert main(command + ["--output", str(path), *TEXTS]) == 0
     assert f"wrote 3 texts to {path}" in capsys.readouterr().out
     written = np.load(path, allow_pickle=False)
-    expected = embed(backbone, TEXTS, layers=(-2, -1), pooling="mean", tokenizer=tokenizer)
+    expected = embed(backbone, tokenizer, TEXTS, layers=(-2, -1), pooling="mean")
     assert written.shape == (3, 64) and written.dtype == np.float32
     np.testing.assert_allclose(written, expected, atol=1e-6, rtol=0)
 
@@ -83,7 +83,7 @@ def test_token_vectors_to_jsonl_equal_the_api(preset, loaded, tmp_path, capsys):
     assert main(command + ["--output", str(path), *TEXTS]) == 0
     assert json.loads(capsys.readouterr().out) == {"output": str(path), "texts": 3}
     records = _json_lines(path.read_text(encoding="utf-8"))
-    expected = embed(backbone, TEXTS, layers=(0, 2), combine="sum", tokenizer=tokenizer)
+    expected = embed(backbone, tokenizer, TEXTS, layers=(0, 2), combine="sum")
     assert [record["text"] for record in records] == TEXTS
     for record, result in zip(records, expected):
         assert record["tokens"] == list(result.tokens)
@@ -99,7 +99,7 @@ def test_json_lines_on_stdout_and_a_plain_negative_layer(preset, loaded, capsys)
     command = ["embed", "--model", preset, "--layers", "-1", "--pooling", "cls", "--json"]
     assert main(command + TEXTS) == 0
     records = _json_lines(capsys.readouterr().out)
-    expected = embed(backbone, TEXTS, layers=-1, pooling="cls", tokenizer=tokenizer)
+    expected = embed(backbone, tokenizer, TEXTS, layers=-1, pooling="cls")
     assert [record["text"] for record in records] == TEXTS
     np.testing.assert_allclose([record["vector"] for record in records], expected, atol=1e-6)
 
@@ -117,7 +117,7 @@ def test_many_texts_from_a_file_show_a_progress_bar(preset, loaded, tmp_path, ca
     assert "embed" in captured.err and "20/20" in captured.err
     records = _json_lines(path.read_text(encoding="utf-8"))
     assert [record["text"] for record in records] == lines
-    expected = embed(backbone, lines, pooling="mean", tokenizer=tokenizer)
+    expected = embed(backbone, tokenizer, lines, pooling="mean")
     np.testing.assert_allclose([record["vector"] for record in records], expected, atol=1e-6)
 
 
@@ -129,7 +129,7 @@ def test_token_vectors_to_npy_only_when_the_lengths_agree(
     same_length = ["the cat sat", "a dog ran"]
     assert main(["embed", "--model", preset, "--output", str(path), *same_length]) == 0
     assert "(array (2, 5, 64))" in capsys.readouterr().out
-    expected = embed(backbone, same_length, tokenizer=tokenizer)
+    expected = embed(backbone, tokenizer, same_length)
     np.testing.assert_allclose(
         np.load(path), np.stack([result.vectors for result in expected]), atol=1e-6, rtol=0
     )
@@ -151,7 +151,7 @@ def test_a_summary_per_text_without_output(preset, loaded, capsys):
     backbone, tokenizer = loaded
     assert main(["embed", "--model", preset, "--pooling", "mean", *TEXTS]) == 0
     lines = capsys.readouterr().out.splitlines()
-    vectors = embed(backbone, TEXTS, pooling="mean", tokenizer=tokenizer)
+    vectors = embed(backbone, tokenizer, TEXTS, pooling="mean")
     norms = np.linalg.norm(vectors, axis=-1)
     assert lines == [f"64 dims\tnorm {norm:.4f}\t{text}" for norm, text in zip(norms, TEXTS)]
     assert main(["embed", "--model", preset, TEXTS[1]]) == 0

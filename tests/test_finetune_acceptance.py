@@ -24,7 +24,7 @@ import keras
 import numpy as np
 import pytest
 
-from kbert.data import Answer
+from kbert.data import GoldAnswer
 from kbert.data import ClassificationExample
 from kbert.data import QAExample
 from kbert.data import TokenClassificationExample
@@ -160,7 +160,7 @@ def qa_examples(count, seed, min_sentences=4, max_sentences=10):
             role, place = rng.choice(ROLES), rng.choice(PLACES)
             if sentence == asked:
                 name = str(rng.choice(NAMES))
-                answer = Answer(name, len(context))
+                answer = GoldAnswer(name, len(context))
                 question = f"who is the {role} of {place} ?"
                 subject = name
             else:
@@ -226,15 +226,17 @@ def test_fine_tuning_reaches_the_acceptance_score(
 @only_accuracy_backend
 def test_question_answering_reaches_90_percent_exact_match_beyond_the_first_window(tmp_path):
     from kbert.data.qa_windows import make_qa_windows
+    from kbert.data.question_windowing import QuestionWindowing
     from kbert.finetuning import make_adapter
 
-    task = make_adapter("qa", doc_stride=24)
+    task = make_adapter("qa", windowing=QuestionWindowing(max_length=None, doc_stride=24))
     result = _fine_tune(tmp_path, task, qa_examples(400, 1), qa_examples(60, 2), epochs=3)
     model = task.model_class.from_preset(result.preset_path)
     test_examples = qa_examples(120, 3, min_sentences=7)
     first_window_end = []
     for example in test_examples:
-        window = make_qa_windows(model.tokenizer, example.question, example.context, 64, 24)[0]
+        windowing = QuestionWindowing(64, 24)
+        window = make_qa_windows(model.tokenizer, example.question, example.context, windowing)[0]
         first_window_end.append(window.offsets[window.context_mask][-1, 1])
     later = [
         example

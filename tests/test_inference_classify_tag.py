@@ -10,6 +10,7 @@ from inference_helpers import make_tokenizer
 from inference_helpers import plant_logits
 from inference_helpers import random_text
 from inference_helpers import token_id_bonus
+from kbert import inference
 from kbert.inference import Classification
 from kbert.inference import EntitySpan
 from kbert.models import BertClassifier
@@ -65,7 +66,7 @@ def test_classify_matches_the_model(classifier, tokenizer):
     assert single.label == results[0].label
 
     unnamed = BertClassifier(classifier.backbone, num_classes=2)
-    assert list(unnamed.classify("the cat", tokenizer=tokenizer).probabilities) == ["0", "1"]
+    assert list(inference.classify(unnamed, tokenizer, "the cat").probabilities) == ["0", "1"]
     with pytest.raises(ValueError, match="`pairs` must match `text_or_texts`"):
         classifier.classify(texts, pairs=pairs[:2])
     with pytest.raises(ValueError, match="`pairs` must match `text_or_texts`"):
@@ -151,5 +152,5 @@ def test_tag_bad_input(tagger, backbone, tokenizer, caplog):
         tagger.tag("the cat", aggregation="max")
     unnamed = BertTokenClassifier(backbone, num_classes=3)
     with pytest.raises(ValueError, match="needs the model's tag names"):
-        unnamed.tag("the cat", tokenizer=tokenizer)
+        inference.tag(unnamed, tokenizer, "the cat")
     assert tagger.tag("") == [] and tagger.tag([]) == []

@@ -68,7 +68,7 @@ def test_every_layer_equals_transformers_hidden_states_with_padding(converted):
     assert len(set(lengths.tolist())) == len(TEXTS)  # every row padded differently
 
     every_layer = tuple(range(NUM_LAYERS + 1))
-    results = embed(backbone, TEXTS, layers=every_layer, tokenizer=tokenizer, batch_size=4)
+    results = embed(backbone, tokenizer, TEXTS, layers=every_layer, batch_size=4)
     worst = 0.0
     for row, result in enumerate(results):
         assert isinstance(result, TokenEmbeddings) and result.text == TEXTS[row]
@@ -97,16 +97,21 @@ def test_pooling_and_combining_follow_numpy_on_transformers_states(converted):
         mean = (tokens * real[0]).sum(axis=1) / padding_mask.sum(axis=1, keepdims=True)
         for pooling, reference in (("mean", mean), ("cls", tokens[:, 0])):
             actual = embed(
-                backbone, TEXTS, layers=layers, combine=combine, pooling=pooling,
-                tokenizer=tokenizer, batch_size=2,
+                backbone,
+                tokenizer,
+                TEXTS,
+                layers=layers,
+                combine=combine,
+                pooling=pooling,
+                batch_size=2,
             )
             assert actual.shape == reference.shape and actual.dtype == np.float32
             np.testing.assert_allclose(actual, reference, atol=TOLERANCE, rtol=0)
-        per_token = embed(backbone, TEXTS[0], layers=layers, combine=combine, tokenizer=tokenizer)
+        per_token = embed(backbone, tokenizer, TEXTS[0], layers=layers, combine=combine)
         length = len(per_token.tokens)
         np.testing.assert_allclose(per_token.vectors, tokens[0, :length], atol=TOLERANCE, rtol=0)
     # A single string gives a single vector; an int names one layer.
-    single = embed(backbone, TEXTS[1], layers=-1, pooling="mean", tokenizer=tokenizer)
+    single = embed(backbone, tokenizer, TEXTS[1], layers=-1, pooling="mean")
     reference = expected[-1, 1][padding_mask[1]].mean(axis=0)
     np.testing.assert_allclose(single, reference, atol=TOLERANCE, rtol=0)
 
@@ -114,7 +119,7 @@ def test_pooling_and_combining_follow_numpy_on_transformers_states(converted):
 def test_default_layers_are_the_last_four_blocks_or_all_of_fewer(converted):
     hf_model, backbone, tokenizer = converted
     expected, padding_mask = huggingface_hidden_states(hf_model, tokenizer, TEXTS[:1])
-    result = embed(backbone, TEXTS[0], tokenizer=tokenizer)
+    result = embed(backbone, tokenizer, TEXTS[0])
     # Fewer than four blocks: all of them, not the embeddings output.
     reference = np.concatenate(list(expected[1:, 0]), axis=-1)
     np.testing.assert_allclose(result.vectors, reference, atol=TOLERANCE, rtol=0)
@@ -124,7 +129,7 @@ def test_pairs_are_packed_and_their_offsets_index_the_pair(converted):
     hf_model, backbone, tokenizer = converted
     texts, pairs = ["Who sat?", "a dog ran"], ["The cat sat.", "north of Paris"]
     expected, padding_mask = huggingface_hidden_states(hf_model, tokenizer, texts, pairs)
-    results = embed(backbone, texts, layers=-1, tokenizer=tokenizer, pairs=pairs)
+    results = embed(backbone, tokenizer, texts, layers=-1, pairs=pairs)
     for row, result in enumerate(results):
         reference = expected[-1, row, : len(result.tokens)]
         np.testing.assert_allclose(result.vectors, reference, atol=TOLERANCE, rtol=0)
@@ -142,7 +147,7 @@ def test_pairs_are_packed_and_their_offsets_index_the_pair(converted):
 def test_offsets_index_the_original_text(converted):
     _, backbone, tokenizer = converted
     text = "  北京 Café\tnaïve UNAFFABLE!"
-    result = embed(backbone, text, layers=0, tokenizer=tokenizer)
+    result = embed(backbone, tokenizer, text, layers=0)
     assert result.tokens == (
         "[CLS]", "北", "京", "cafe", "naive", "un", "##aff", "##able", "!", "[SEP]",
     )
@@ -156,22 +161,22 @@ def test_a_task_model_embeds_through_its_backbone_and_tokenizer(converted):
     _, backbone, tokenizer = converted
     model = BertMaskedLM(backbone)
     model.tokenizer = tokenizer
-    through_task = embed(model, TEXTS, pooling="cls")
-    direct = embed(backbone, TEXTS, pooling="cls", tokenizer=tokenizer)
+    through_task = embed(model, None, TEXTS, pooling="cls")
+    direct = embed(backbone, tokenizer, TEXTS, pooling="cls")
     np.testing.assert_array_equal(through_task, direct)
 
 
 def test_a_long_text_is_truncated_to_the_model_limit(converted):
     _, backbone, tokenizer = converted
-    result = embed(backbone, " ".join(["cat"] * 100), layers=-1, tokenizer=tokenizer)
+    result = embed(backbone, tokenizer, " ".join(["cat"] * 100), layers=-1)
     assert len(result.tokens) == 64 and result.tokens[-1] == "[SEP]"
     assert result.vectors.shape == (64, HIDDEN_SIZE)
 
 
 def test_no_texts_give_empty_results(converted):
     _, backbone, tokenizer = converted
-    assert embed(backbone, [], tokenizer=tokenizer) == []
-    assert embed(backbone, [], layers=(0, 1), pooling="mean", tokenizer=tokenizer).shape == (
+    assert embed(backbone, tokenizer, []) == []
+    assert embed(backbone, tokenizer, [], layers=(0, 1), pooling="mean").shape == (
         0, 2 * HIDDEN_SIZE,
     )
 
@@ -207,14 +212,14 @@ def test_the_view_compiles_once_per_bucket(converted, monkeypatch):
         return real_call(self, inputs)
 
     monkeypatch.setattr(view_class, "call", counting_call)
-    embed(backbone, ["the cat sat", "a dog ran to paris"], tokenizer=tokenizer)
+    embed(backbone, tokenizer, ["the cat sat", "a dog ran to paris"])
     compiled = len(traces)
     # Other texts and other lengths in the same bucket (16 tokens, 2 rows): no new trace.
-    embed(backbone, ["who sat on the mat ?", "a"], tokenizer=tokenizer)
-    embed(backbone, ["paris", "the city of paris is north"], pooling="mean", tokenizer=tokenizer)
+    embed(backbone, tokenizer, ["who sat on the mat ?", "a"])
+    embed(backbone, tokenizer, ["paris", "the city of paris is north"], pooling="mean")
     assert len(traces) == compiled
     # A new bucket traces again.
-    embed(backbone, [" ".join(["cat"] * 20), "a"], tokenizer=tokenizer)
+    embed(backbone, tokenizer, [" ".join(["cat"] * 20), "a"])
     assert len(traces) > compiled
 
 
@@ -241,10 +246,10 @@ def test_bad_arguments_are_value_errors(converted, arguments, message):
     arguments = {"tokenizer": tokenizer, **arguments}
     texts = ["the cat"] if "pairs" in arguments else "the cat"
     with pytest.raises(ValueError, match=message):
-        embed(backbone, texts, **arguments)
+        embed(backbone, arguments.pop("tokenizer"), texts, **arguments)
 
 
 def test_bad_texts_are_value_errors(converted):
     _, backbone, tokenizer = converted
     with pytest.raises(ValueError, match=r"`texts` must be a string or a list of strings"):
-        embed(backbone, ["a", 3], tokenizer=tokenizer)
+        embed(backbone, tokenizer, ["a", 3])

@@ -9,6 +9,7 @@ import pytest
 from inference_helpers import shared_backbone
 from inference_helpers import make_tokenizer
 from inference_helpers import plant_logits
+from kbert import inference
 from kbert.inference import FillMaskResult
 from kbert.models import BertMaskedLM
 from kbert.tokenizer.bert_tokenizer import display_token
@@ -188,7 +189,7 @@ def test_bad_input(model, tokenizer, caplog):
     bare = BertMaskedLM(model.backbone)
     with pytest.raises(ValueError, match="BertMaskedLM has no tokenizer"):
         bare.fill_mask("a [MASK]")
-    assert bare.fill_mask("a [MASK]", tokenizer=tokenizer).masks[0].start == 2
+    assert inference.fill_mask(bare, tokenizer, "a [MASK]").masks[0].start == 2
 
 
 @pytest.mark.skipif(

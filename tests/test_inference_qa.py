@@ -9,8 +9,10 @@ from inference_helpers import shared_backbone
 from inference_helpers import make_tokenizer
 from inference_helpers import plant_logits
 from inference_helpers import random_text
+from kbert import inference
 from kbert.data.qa_windows import char_span_to_token_span
 from kbert.data.qa_windows import make_qa_windows
+from kbert.data.question_windowing import QuestionWindowing
 from kbert.models import BertQuestionAnswerer
 
 FILLER = "The cat sat on the mat and the dog ran . "
@@ -62,18 +64,16 @@ def test_every_answer_is_an_exact_substring_of_the_context(model, tokenizer):
         max_length, doc_stride, max_answer_length = next(settings)
         question = random_text(rng, int(rng.integers(1, 4))) + " who?"
         context = random_text(rng, int(rng.integers(0, 60)))
+        windowing = QuestionWindowing(max_length=max_length, doc_stride=doc_stride)
         result = model.answer(
             question,
             context,
             top_k=5,
             max_answer_length=max_answer_length,
-            doc_stride=doc_stride,
-            max_length=max_length,
+            windowing=windowing,
         )
         assert (result.question, result.context) == (question, context)
-        windows = make_qa_windows(
-            tokenizer, question, context, max_length=max_length, doc_stride=doc_stride
-        )
+        windows = make_qa_windows(tokenizer, question, context, windowing)
         if not windows:
             assert result.is_impossible and result.answers == ()
             continue
@@ -124,14 +124,13 @@ def test_a_planted_answer_beyond_the_first_window_is_found(model, tokenizer, mon
     question = "Where did the cat run?"
     context = FILLER * 6 + "  PARIS  ,   France  " + FILLER * 3
     for doc_stride in (4, 9, 128):
-        result = model.answer(question, context, top_k=3, max_length=32, doc_stride=doc_stride)
+        windowing = QuestionWindowing(max_length=32, doc_stride=doc_stride)
+        result = model.answer(question, context, top_k=3, windowing=windowing)
         best = result.answers[0]
         assert best.text == "PARIS  ,   France"
         assert best.start == context.index("PARIS") and best.end == context.index("France") + 6
         assert best.probability > 0.99
-        windows = make_qa_windows(
-            tokenizer, question, context, max_length=32, doc_stride=doc_stride
-        )
+        windows = make_qa_windows(tokenizer, question, context, windowing)
         assert len(windows) > 4 and best.window > 0
         start, end = char_span_to_token_span(windows[best.window], best.start, best.end)
         assert windows[best.window].max_context[start]
@@ -199,11 +198,13 @@ def test_an_empty_context_is_no_answer_without_running_the_model(model, monkeypa
 def test_all_windows_of_a_call_run_as_one_batch(model, tokenizer, monkeypatch):
     calls = _count_predictions(monkeypatch, model)
     context = FILLER * 5
-    windows = make_qa_windows(tokenizer, "Who?", context, max_length=32, doc_stride=8)
-    model.answer("Who?", context, doc_stride=8)
+    windows = make_qa_windows(
+        tokenizer, "Who?", context, QuestionWindowing(max_length=32, doc_stride=8)
+    )
+    model.answer("Who?", context, windowing=QuestionWindowing(doc_stride=8))
     assert calls == [(8, 32)] and 4 < len(windows) <= 8
     calls.clear()
-    model.answer("Who?", context, doc_stride=8, batch_size=2)
+    model.answer("Who?", context, windowing=QuestionWindowing(doc_stride=8), batch_size=2)
     # Rows are padded to a power of two: the fifth window runs alone.
     assert len(windows) == 5 and calls == [(2, 32), (2, 32), (1, 32)]
 
@@ -223,4 +224,4 @@ def test_bad_input(model, tokenizer):
     bare = BertQuestionAnswerer(model.backbone)
     with pytest.raises(ValueError, match="BertQuestionAnswerer has no tokenizer"):
         bare.answer("Who?", FILLER)
-    assert bare.answer("Who?", FILLER, tokenizer=tokenizer).answers
+    assert inference.answer(bare, tokenizer, "Who?", FILLER).answers

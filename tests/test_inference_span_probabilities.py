@@ -7,6 +7,7 @@ from inference_helpers import make_tokenizer
 from inference_helpers import plant_logits
 from inference_helpers import shared_backbone
 from kbert.data.qa_windows import make_qa_windows
+from kbert.data.question_windowing import QuestionWindowing
 from kbert.inference import span_probabilities
 from kbert.models import BertQuestionAnswerer
 
@@ -69,8 +70,9 @@ def test_overlapping_windows_keep_each_tokens_largest_probability(model, tokeniz
 
     plant_logits(monkeypatch, model, prefer_paris)
     question, context = "Where?", FILLER * 3 + "Paris " + FILLER * 3
-    shading = span_probabilities(model, tokenizer, question, context, max_length=24, doc_stride=5)
-    windows = make_qa_windows(tokenizer, question, context, max_length=24, doc_stride=5)
+    windowing = QuestionWindowing(max_length=24, doc_stride=5)
+    shading = span_probabilities(model, tokenizer, question, context, windowing=windowing)
+    windows = make_qa_windows(tokenizer, question, context, windowing)
     assert shading.num_windows == len(windows) > 3
     assert len(shading.spans) == windows[0].num_context_tokens
     (paris_index,) = [i for i, (s, e) in enumerate(shading.spans) if context[s:e] == "Paris"]
@@ -99,6 +101,6 @@ def test_bad_input(model):
     with pytest.raises(ValueError, match="`question` must contain at least one token"):
         span_probabilities(model, None, "", FILLER)
     with pytest.raises(ValueError, match="`doc_stride` must be an integer >= 1"):
-        span_probabilities(model, None, "Who?", FILLER, doc_stride=0)
+        span_probabilities(model, None, "Who?", FILLER, windowing=QuestionWindowing(doc_stride=0))
     with pytest.raises(ValueError, match="`batch_size` must be a positive integer"):
         span_probabilities(model, None, "Who?", FILLER, batch_size=0)

@@ -10,6 +10,7 @@ from inference_helpers import random_text
 from kbert.data.qa_windows import char_span_to_token_span
 from kbert.data.qa_windows import make_qa_windows
 from kbert.data.qa_windows import token_span_to_char_span
+from kbert.data.question_windowing import QuestionWindowing
 
 QUESTION = "Who sat on the mat?"
 CONTEXT = " ".join(
@@ -34,9 +35,8 @@ def test_windows_cover_the_context_in_order(tokenizer):
 
 
 def _check_windows(tokenizer, max_length, doc_stride):
-    windows = make_qa_windows(
-        tokenizer, QUESTION, CONTEXT, max_length=max_length, doc_stride=doc_stride
-    )
+    windowing = QuestionWindowing(max_length=max_length, doc_stride=doc_stride)
+    windows = make_qa_windows(tokenizer, QUESTION, CONTEXT, windowing)
     context_ids, context_offsets = _context_encoding(tokenizer, CONTEXT)
     question_ids = tokenizer.encode(QUESTION).token_ids[1:-1]
     covered = np.zeros(len(context_ids), dtype=int)
@@ -72,7 +72,9 @@ def _check_windows(tokenizer, max_length, doc_stride):
 
 
 def test_max_context_prefers_the_window_centre(tokenizer):
-    windows = make_qa_windows(tokenizer, "Who?", CONTEXT, max_length=20, doc_stride=4)
+    windows = make_qa_windows(
+        tokenizer, "Who?", CONTEXT, QuestionWindowing(max_length=20, doc_stride=4)
+    )
     # A token deep inside window 1 but at the right edge of window 0 belongs to window 1.
     first, second = windows[0], windows[1]
     overlap_token = second.context_token_start + 6  # 6 tokens into window 1
@@ -90,7 +92,9 @@ def test_the_context_is_tokenized_once(tokenizer, monkeypatch):
         return real_tokenize_texts(texts, *args, **kwargs)
 
     monkeypatch.setattr(tokenizer, "tokenize_texts", counting_tokenize_texts)
-    windows = make_qa_windows(tokenizer, QUESTION, CONTEXT, max_length=24, doc_stride=5)
+    windows = make_qa_windows(
+        tokenizer, QUESTION, CONTEXT, QuestionWindowing(max_length=24, doc_stride=5)
+    )
     assert len(windows) > 5
     assert calls == [[QUESTION, CONTEXT]]
 
@@ -103,16 +107,20 @@ def test_an_empty_context_has_no_windows(tokenizer):
 def test_a_question_too_long_for_any_window_is_an_error(tokenizer):
     question = "who sat on the mat " * 5  # 25 tokens
     with pytest.raises(ValueError, match=r"The question has 25 tokens.*max_length=24"):
-        make_qa_windows(tokenizer, question, CONTEXT, max_length=24, max_question_length=None)
+        make_qa_windows(
+            tokenizer, question, CONTEXT, QuestionWindowing(max_length=24, max_question_length=None)
+        )
     with pytest.raises(ValueError, match="The question has 25 tokens"):
-        make_qa_windows(tokenizer, question, CONTEXT, max_length=24, max_question_length=64)
+        make_qa_windows(
+            tokenizer, question, CONTEXT, QuestionWindowing(max_length=24, max_question_length=64)
+        )
 
 
 def test_a_long_question_is_truncated_with_a_warning(tokenizer, caplog):
     question = "who sat on the mat " * 5
     with caplog.at_level(logging.WARNING, logger="kbert.data"):
         windows = make_qa_windows(
-            tokenizer, question, CONTEXT, max_length=64, max_question_length=8
+            tokenizer, question, CONTEXT, QuestionWindowing(max_length=64, max_question_length=8)
         )
     assert "truncated to max_question_length=8" in caplog.text
     assert np.flatnonzero(windows[0].context_mask)[0] == 8 + 2
@@ -127,12 +135,15 @@ def test_bad_arguments(tokenizer):
         (dict(doc_stride=0), "`doc_stride` must be an integer >= 1"),
     ]:
         call = dict(question=QUESTION, context=CONTEXT) | arguments
+        question, context = call.pop("question"), call.pop("context")
         with pytest.raises(ValueError, match=message):
-            make_qa_windows(tokenizer, **call)
+            make_qa_windows(tokenizer, question, context, QuestionWindowing(**call))
 
 
 def test_windows_pad_like_encodings(tokenizer):
-    windows = make_qa_windows(tokenizer, QUESTION, CONTEXT, max_length=24, doc_stride=8)
+    windows = make_qa_windows(
+        tokenizer, QUESTION, CONTEXT, QuestionWindowing(max_length=24, doc_stride=8)
+    )
     batch = tokenizer.pad(windows, sequence_length=32)
     assert batch["token_ids"].shape == (len(windows), 32)
     np.testing.assert_array_equal(batch["padding_mask"].sum(axis=1), [len(w) for w in windows])
@@ -141,7 +152,9 @@ def test_windows_pad_like_encodings(tokenizer):
 def test_char_and_token_spans_round_trip(tokenizer):
     rng = np.random.default_rng(0)
     context = random_text(rng, 80)
-    windows = make_qa_windows(tokenizer, "Who?", context, max_length=24, doc_stride=6)
+    windows = make_qa_windows(
+        tokenizer, "Who?", context, QuestionWindowing(max_length=24, doc_stride=6)
+    )
     context_ids, context_offsets = _context_encoding(tokenizer, context)
     assert len(windows) > 3
     for _ in range(200):

@@ -9,8 +9,8 @@ import re
 import pytest
 
 from kbert.data import (
-    Answer,
     ClassificationExample,
+    GoldAnswer,
     classification_label_names,
     detect_tag_scheme,
     label_names_from_tags,
@@ -232,7 +232,7 @@ def test_squad_v2_sample_with_unanswerable_and_off_by_one_start(caplog):
     # q1's second answer says 56; "Paris" starts at 55.
     assert "moved 1 answer starts" in caplog.text
     assert [example.id for example in examples] == ["q1", "q2", "q3"]
-    assert examples[0].answers == (Answer("Paris", 0), Answer("Paris", 55))
+    assert examples[0].answers == (GoldAnswer("Paris", 0), GoldAnswer("Paris", 55))
     assert examples[2].is_impossible and examples[2].answers == ()
     for example in examples:
         assert example.title == "Paris"
@@ -267,7 +267,7 @@ def test_squad_v1_without_is_impossible_and_nearest_occurrence(tmp_path):
     path = _write(tmp_path, "v1.json", json.dumps(document))
     (example,) = read_squad(path)
     assert (example.id, example.title, example.is_impossible) == ("7", "", False)
-    assert example.answers == (Answer("xx", 9),)  # nearest of 3, 9 and 15
+    assert example.answers == (GoldAnswer("xx", 9),)  # nearest of 3, 9 and 15
 
 
 def _squad_document(**question):

@@ -7,9 +7,10 @@ import pytest
 from test_finetune_acceptance import VOCABULARY
 from test_finetune_acceptance import qa_examples
 
-from kbert.data import Answer
 from kbert.data import ClassificationExample
+from kbert.data import GoldAnswer
 from kbert.data import QAExample
+from kbert.data import QuestionWindowing
 from kbert.data import TokenClassificationExample
 from kbert.data.qa_windows import make_qa_windows
 from kbert.finetuning import ClassificationAdapter
@@ -135,11 +136,14 @@ def test_unseen_evaluation_tag_is_named():
 
 def test_qa_labels_point_at_the_answer_in_every_window_that_holds_it(tokenizer):
     examples = qa_examples(30, seed=5, min_sentences=8, max_sentences=10)
-    features = QuestionAnsweringAdapter(doc_stride=24).features(examples, tokenizer, None, 64)
+    windowing = QuestionWindowing(max_length=None, doc_stride=24)
+    features = QuestionAnsweringAdapter(windowing).features(examples, tokenizer, None, 64)
     starts, ends = features.labels["start_logits"], features.labels["end_logits"]
     only_in_later_windows = 0
     for index, example in enumerate(examples):
-        windows = make_qa_windows(tokenizer, example.question, example.context, 64, 24)
+        windows = make_qa_windows(
+            tokenizer, example.question, example.context, QuestionWindowing(64, 24)
+        )
         rows = np.flatnonzero(features.example_indices == index)
         assert len(rows) == len(windows)
         answer = example.answers[0]
@@ -161,7 +165,7 @@ def test_qa_labels_point_at_the_answer_in_every_window_that_holds_it(tokenizer):
 def test_unanswerable_questions_point_at_cls(tokenizer):
     example = QAExample("q", "", "who is the king ?", "Bob is the king of Rome .", (), True)
     answered = QAExample(
-        "a", "", "who is the king ?", "Bob is the king of Rome .", (Answer("Bob", 0),), False
+        "a", "", "who is the king ?", "Bob is the king of Rome .", (GoldAnswer("Bob", 0),), False
     )
     features = QuestionAnsweringAdapter().features([example, answered], tokenizer, None, 64)
     np.testing.assert_array_equal(features.labels["start_logits"], [0, 7])
@@ -171,7 +175,7 @@ def test_unanswerable_questions_point_at_cls(tokenizer):
 def test_make_task_checks_names_and_options():
     assert make_adapter("classification", text_column="sentence").text_column == "sentence"
     assert make_adapter("pair-classification").pair_column == "pair"
-    assert make_adapter("qa", doc_stride=None).doc_stride == 128
+    assert make_adapter("qa", windowing=None).windowing.doc_stride == 128
     with pytest.raises(ValueError, match="must be one of"):
         make_adapter("summarization")
     with pytest.raises(ValueError, match="doc_stride"):

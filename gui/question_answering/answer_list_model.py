@@ -14,15 +14,15 @@ COLUMNS = (
 )
 ANSWER_COLUMN, SCORE_COLUMN, PROBABILITY_COLUMN, SPAN_COLUMN, WINDOW_COLUMN = range(len(COLUMNS))
 
-# The `kbert.inference.Answer` of a row.
+# The `kbert.inference.AnswerSpan` of a row.
 AnswerRole = Qt.ItemDataRole.UserRole + 1
 
 
 class AnswerListModel(QAbstractTableModel):
-    """Rows of `kbert.inference.Answer`s, best first: text, score, probability, span, window.
+    """Rows of `kbert.inference.AnswerSpan`s, best first: text, score, probability, span, window.
 
     `set_answers(answers)` replaces the rows; `answer_at(row)` (or `AnswerRole`) gives a
-    row's `Answer`, whose `start`/`end` are Python offsets into the passage.
+    row's `AnswerSpan`, whose `start`/`end` are Python offsets into the passage.
 
     Args:
         parent: the owning QObject.
@@ -33,7 +33,7 @@ class AnswerListModel(QAbstractTableModel):
         self._answers = ()
 
     def set_answers(self, answers):
-        """Shows `answers` (a sequence of `Answer`, best first)."""
+        """Shows `answers` (a sequence of `AnswerSpan`, best first)."""
         self.beginResetModel()
         self._answers = tuple(answers)
         self.endResetModel()
@@ -42,11 +42,11 @@ class AnswerListModel(QAbstractTableModel):
         self.set_answers(())
 
     def answer_at(self, row):
-        """The `Answer` of `row`."""
+        """The `AnswerSpan` of `row`."""
         return self._answers[row]
 
     def answers(self):
-        """Every shown `Answer`, in row order."""
+        """Every shown `AnswerSpan`, in row order."""
         return self._answers
 
     def rowCount(self, parent=QModelIndex()):

@@ -1,6 +1,6 @@
 """What the question-answering tab writes about an answer, the passage and the threshold.
 
-Pure functions of kbert's `AnswerResult` and `Answer` values, no Qt, so that each
+Pure functions of kbert's `AnswerResult` and `AnswerSpan` values, no Qt, so that each
 line the tab shows can be checked on its own.
 """
 
@@ -109,7 +109,7 @@ ANSWER_EXPORT_COLUMNS = (
 
 
 def answer_rows(answers):
-    """The exported rows of the n-best table: one dict per `Answer`, best first.
+    """The exported rows of the n-best table: one dict per `AnswerSpan`, best first.
 
     Offsets are Python character offsets into the passage (`passage[start:end]` is the
     answer); `window` counts from 1, as the table shows it.

@@ -7,8 +7,9 @@ and plain numbers, strings and booleans of the arguments kbert knows are read, s
 Lambda or other class can be smuggled in. Writing produces what keras-hub's own
 `save_to_preset` writes for BERT, so that `keras_hub.models.*.from_preset` loads it.
 
-Over 400 lines on purpose: each of the five files is read and written side by side,
-so that the two directions of one format stay one table.
+Each file is read and written side by side, so that the two directions of one format
+stay together; the tokenizer's file (`keras_hub_tokenizer`) and the serialised-object
+form they share (`keras_hub_serialization`) have modules of their own.
 """
 
 import datetime
@@ -17,8 +18,11 @@ import logging
 import os
 
 from kbert.architecture.bert_config import BertConfig
-from kbert.checkpoints.tokenizer_data import SPECIAL_TOKENS
-from kbert.checkpoints.tokenizer_data import TOKENIZER_DEFAULTS
+from kbert.checkpoints.keras_hub_serialization import dtype_policy
+from kbert.checkpoints.keras_hub_serialization import is_keras_hub_class
+from kbert.checkpoints.keras_hub_serialization import serialized
+from kbert.checkpoints.keras_hub_tokenizer import check_tokenizer_exportable
+from kbert.checkpoints.keras_hub_tokenizer import tokenizer_config
 from kbert.files.bounded_reader import read_json
 
 logger = logging.getLogger("kbert.checkpoints")
@@ -28,11 +32,8 @@ WEIGHTS_FILE = "model.weights.h5"
 TASK_CONFIG_FILE = "task.json"
 TASK_WEIGHTS_FILE = "task.weights.h5"
 PREPROCESSOR_CONFIG_FILE = "preprocessor.json"
-TOKENIZER_CONFIG_FILE = "tokenizer.json"
 METADATA_FILE = "metadata.json"
-VOCABULARY_FILE = "assets/tokenizer/vocabulary.txt"
 
-_PACKAGES = ("keras_hub", "keras_nlp")
 # keras-hub's BertBackbone constructor arguments and their JSON types.
 BACKBONE_ARGUMENTS = {
     "vocabulary_size": int,
@@ -57,8 +58,6 @@ _REQUIRED_ARGUMENTS = (
 # (with the exact "gelu" activation).
 KERAS_HUB_LAYER_NORM_EPSILON = 1e-12
 KERAS_HUB_HEAD_LAYER_NORM_EPSILON = 1e-5
-# The special tokens keras-hub's BertTokenizer uses (kbert's defaults), by kbert setting.
-_SPECIAL_TOKENS = {name: TOKENIZER_DEFAULTS[name] for name in SPECIAL_TOKENS}
 # kbert class -> (keras-hub task, its module, its preprocessor) for the tasks keras-hub has.
 TASKS = {
     "BertMaskedLM": ("BertMaskedLM", "bert_masked_lm", "BertMaskedLMPreprocessor"),
@@ -68,19 +67,6 @@ TASKS = {
         "BertTextClassifierPreprocessor",
     ),
 }
-
-
-def is_keras_hub_object(config):
-    """Whether `config` is a Keras-serialised keras-hub (or keras-nlp) object."""
-    name = config.get("registered_name") if isinstance(config, dict) else None
-    return isinstance(name, str) and name.split(">")[0] in _PACKAGES
-
-
-def is_keras_hub_class(config, class_name):
-    """Whether `config` is keras-hub's (or keras-nlp's) serialised `class_name`."""
-    return isinstance(config, dict) and config.get("registered_name") in {
-        f"{package}>{class_name}" for package in _PACKAGES
-    }
 
 
 # --- Reading --------------------------------------------------------------------------------
@@ -222,63 +208,18 @@ def task_arguments(folder):
     return task
 
 
-def tokenizer_settings(path, folder):
-    """The kbert tokenizer settings of a keras-hub `tokenizer.json` (its defaults without one)."""
-    # keras-hub's defaults, which differ from kbert's.
-    settings = {"lowercase": False, "strip_accents": False}
-    if not os.path.lexists(path):
-        return settings
-    tokenizer_config = read_json(path, "config", folder)
-    if not is_keras_hub_class(tokenizer_config, "BertTokenizer"):
-        raise ValueError(f"{path} does not describe keras-hub's BertTokenizer.")
-    arguments = tokenizer_config.get("config") or {}
-    for key, expected in (("split", True), ("suffix_indicator", "##"), ("oov_token", "[UNK]")):
-        if arguments.get(key, expected) != expected:
-            raise ValueError(
-                f"{path}: kbert's tokenizer supports {key}={expected!r} only. "
-                f"Received: {key}={arguments[key]!r}"
-            )
-    for key in ("lowercase", "strip_accents"):
-        if key in arguments:
-            if not isinstance(arguments[key], bool):
-                raise ValueError(
-                    f"{path}: `{key}` must be true or false. Received: {arguments[key]!r}"
-                )
-            settings[key] = arguments[key]
-    return settings
-
-
 # --- Writing --------------------------------------------------------------------------------
-
-
-def _serialized(module, class_name, config):
-    """A Keras-serialised keras-hub object, as `keras.saving.serialize_keras_object` writes it."""
-    return {
-        "module": f"keras_hub.src.models.bert.{module}",
-        "class_name": class_name,
-        "config": config,
-        "registered_name": f"keras_hub>{class_name}",
-    }
-
-
-def _dtype_policy(name):
-    return {
-        "module": "keras",
-        "class_name": "DTypePolicy",
-        "config": {"name": name},
-        "registered_name": None,
-    }
 
 
 def backbone_config(config):
     """keras-hub's `config.json` for a `BertBackbone` with kbert's `config`."""
-    return _serialized(
+    return serialized(
         "bert_backbone",
         "BertBackbone",
         {
             "name": "bert_backbone",
             "trainable": True,
-            "dtype": _dtype_policy("float32"),
+            "dtype": dtype_policy("float32"),
             "vocabulary_size": config.vocabulary_size,
             "num_layers": config.num_layers,
             "num_heads": config.num_heads,
@@ -291,39 +232,13 @@ def backbone_config(config):
     )
 
 
-def tokenizer_config(tokenizer):
-    """keras-hub's `tokenizer.json` for a `TokenizerData` (its vocabulary goes in assets)."""
-    lowercase = tokenizer.setting("lowercase")
-    strip_accents = tokenizer.setting("strip_accents")
-    return _serialized(
-        "bert_tokenizer",
-        "BertTokenizer",
-        {
-            "name": "bert_tokenizer",
-            "trainable": True,
-            "dtype": _dtype_policy("int32"),
-            "config_file": TOKENIZER_CONFIG_FILE,
-            "vocabulary": None,
-            "sequence_length": None,
-            "lowercase": lowercase,
-            # kbert's None follows the casing; keras-hub needs the value.
-            "strip_accents": lowercase if strip_accents is None else strip_accents,
-            "split": True,
-            "suffix_indicator": "##",
-            "oov_token": "[UNK]",
-            "special_tokens": None,
-            "special_tokens_in_strings": False,
-        },
-    )
-
-
 def preprocessor_config(kbert_class, data):
     """keras-hub's `preprocessor.json` for the task of `kbert_class` and its tokenizer."""
     _, module, class_name = TASKS[kbert_class]
     values = {
         "name": f"{module}_preprocessor",
         "trainable": True,
-        "dtype": _dtype_policy("float32"),
+        "dtype": dtype_policy("float32"),
         "tokenizer": tokenizer_config(data.tokenizer),
         "config_file": PREPROCESSOR_CONFIG_FILE,
         "sequence_length": min(data.tokenizer.setting("max_length"), data.config.max_positions),
@@ -337,7 +252,7 @@ def preprocessor_config(kbert_class, data):
             mask_token_rate=0.8,
             random_token_rate=0.1,
         )
-    return _serialized(f"{module}_preprocessor", class_name, values)
+    return serialized(f"{module}_preprocessor", class_name, values)
 
 
 def task_config(kbert_class, data, preprocessor):
@@ -355,7 +270,7 @@ def task_config(kbert_class, data, preprocessor):
             activation="linear",
             dropout=data.config.hidden_dropout if dropout is None else dropout,
         )
-    return _serialized(module, hub_class, values)
+    return serialized(module, hub_class, values)
 
 
 def _version(distribution):
@@ -402,13 +317,4 @@ def check_exportable(data):
             config.hidden_dropout,
         )
     if data.tokenizer is not None:
-        unusual = {
-            argument: data.tokenizer.setting(argument)
-            for argument, token in _SPECIAL_TOKENS.items()
-            if data.tokenizer.setting(argument) != token
-        }
-        if unusual:
-            raise ValueError(
-                "keras-hub's BertTokenizer uses the special tokens "
-                f"{sorted(_SPECIAL_TOKENS.values())}; this tokenizer has {unusual}."
-            )
+        check_tokenizer_exportable(data.tokenizer)

@@ -15,7 +15,7 @@ with `EinsumDense` kernels (H, N, D) and biases (N, D), and the attention output
 The reshapes are exact.
 
 Safety: nothing in the folder is deserialised (the JSON is read as plain data by
-`keras_hub_config`); every `.weights.h5` passes `check_weights_file` (no external links,
+`keras_hub_config`, `keras_hub_tokenizer`); every `.weights.h5` passes `check_weights_file` (no external links,
 external storage, virtual datasets or oversized declarations), and its shapes are
 checked against the config, before a value is read.
 
@@ -42,20 +42,20 @@ from kbert.checkpoints.keras_hub_config import PREPROCESSOR_CONFIG_FILE
 from kbert.checkpoints.keras_hub_config import TASK_CONFIG_FILE
 from kbert.checkpoints.keras_hub_config import TASK_WEIGHTS_FILE
 from kbert.checkpoints.keras_hub_config import TASKS
-from kbert.checkpoints.keras_hub_config import TOKENIZER_CONFIG_FILE
-from kbert.checkpoints.keras_hub_config import VOCABULARY_FILE
 from kbert.checkpoints.keras_hub_config import WEIGHTS_FILE
 from kbert.checkpoints.keras_hub_config import backbone_arguments
 from kbert.checkpoints.keras_hub_config import backbone_config
 from kbert.checkpoints.keras_hub_config import check_exportable
 from kbert.checkpoints.keras_hub_config import config_from_arguments
-from kbert.checkpoints.keras_hub_config import is_keras_hub_object
 from kbert.checkpoints.keras_hub_config import metadata
 from kbert.checkpoints.keras_hub_config import preprocessor_config
 from kbert.checkpoints.keras_hub_config import task_arguments
 from kbert.checkpoints.keras_hub_config import task_config
-from kbert.checkpoints.keras_hub_config import tokenizer_config
-from kbert.checkpoints.keras_hub_config import tokenizer_settings
+from kbert.checkpoints.keras_hub_serialization import is_keras_hub_object
+from kbert.checkpoints.keras_hub_tokenizer import TOKENIZER_CONFIG_FILE
+from kbert.checkpoints.keras_hub_tokenizer import VOCABULARY_FILE
+from kbert.checkpoints.keras_hub_tokenizer import tokenizer_config
+from kbert.checkpoints.keras_hub_tokenizer import tokenizer_settings
 from kbert.checkpoints.stored_tensors import StoredTensors
 from kbert.checkpoints.tokenizer_data import TokenizerData
 from kbert.checkpoints.tokenizer_files import read_vocabulary

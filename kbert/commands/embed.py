@@ -198,9 +198,9 @@ def run(args):
     pooled = args.pooling != "none"
     if path is not None and path.suffix == ".npy" and not pooled:
         _check_one_array(backbone, tokenizer, texts)
-    options = dict(layers=layers, combine=args.combine, pooling=args.pooling, tokenizer=tokenizer)
+    options = dict(layers=layers, combine=args.combine, pooling=args.pooling)
     results = map_in_batches(
-        lambda batch: embed(backbone, batch, batch_size=args.batch_size, **options),
+        lambda batch: embed(backbone, tokenizer, batch, batch_size=args.batch_size, **options),
         texts,
         args.batch_size,
         "embed",

@@ -6,6 +6,7 @@ from kbert.commands import EXIT_OK
 from kbert.commands import MODEL_HELP
 from kbert.commands.finetune import add_task_arguments
 from kbert.commands.finetune import task_from_arguments
+from kbert.preprocessing.length_buckets import DEFAULT_BATCH_SIZE
 
 
 def add_parser(subparsers):
@@ -28,9 +29,9 @@ def add_parser(subparsers):
     parser.add_argument(
         "--batch-size",
         type=int,
-        default=32,
+        default=DEFAULT_BATCH_SIZE,
         metavar="N",
-        help="inputs per forward pass (default: 32)",
+        help=f"inputs per forward pass (default: {DEFAULT_BATCH_SIZE})",
     )
     parser.add_argument("--json", action="store_true", help="print the scores as JSON")
     parser.set_defaults(run=run)

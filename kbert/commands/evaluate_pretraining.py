@@ -3,6 +3,7 @@
 from kbert.commands import EXIT_OK
 from kbert.commands import MODEL_HELP
 from kbert.commands import add_count_argument
+from kbert.pretraining.pretraining_config import PretrainingConfig
 
 
 def add_parser(subparsers):
@@ -24,7 +25,10 @@ def add_parser(subparsers):
     parser.add_argument(
         "--data", required=True, metavar="SHARD_DIR", help="held-out shards"
     )
-    add_count_argument(parser, "--batch-size", 64, "instances per batch")
+    # The batch of `kbert pretrain`'s final evaluation, as here.
+    add_count_argument(
+        parser, "--batch-size", PretrainingConfig.eval_batch_size, "instances per batch"
+    )
     add_count_argument(parser, "--seed", 12345, "masking seed for unmasked shards")
     parser.add_argument(
         "--json", action="store_true", help="print the scores as one JSON line"

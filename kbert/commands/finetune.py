@@ -12,8 +12,10 @@ from kbert.commands import EXIT_OK
 from kbert.commands import MODEL_HELP
 from kbert.commands.training_progress import TrainingProgressBar
 from kbert.commands.training_progress import format_value
+from kbert.data.question_windowing import QuestionWindowing
 from kbert.finetuning.task_specs import TASK_NAMES
 from kbert.finetuning.task_specs import TASK_SPECS
+from kbert.preprocessing.length_buckets import DEFAULT_BATCH_SIZE
 from kbert.training.precisions import PRECISIONS
 from kbert.training.precisions import PRECISION_HELP
 
@@ -63,7 +65,8 @@ def add_task_arguments(parser):
         "--doc-stride",
         type=int,
         metavar="N",
-        help="qa: context tokens between the starts of consecutive windows (default: 128)",
+        help="qa: context tokens between the starts of consecutive windows "
+        f"(default: {QuestionWindowing().doc_stride})",
     )
     data.add_argument(
         "--max-length",
@@ -96,7 +99,11 @@ def task_from_arguments(args, metric=None):
         return make_adapter(args.task, **options)
     if args.task == "token-classification":
         return make_adapter(args.task, token_column=args.token_column, tag_column=args.tag_column)
-    return make_adapter(args.task, doc_stride=args.doc_stride)
+    windowing = None
+    if args.doc_stride is not None:
+        # The window length is the run's --max-length (the adapter's rule).
+        windowing = QuestionWindowing(max_length=None, doc_stride=args.doc_stride)
+    return make_adapter(args.task, windowing=windowing)
 
 
 def add_parser(subparsers):
@@ -125,7 +132,13 @@ def add_parser(subparsers):
     )
     training = parser.add_argument_group("training")
     training.add_argument("--epochs", type=int, default=3, metavar="N", help="default: 3")
-    training.add_argument("--batch-size", type=int, default=32, metavar="N", help="default: 32")
+    training.add_argument(
+        "--batch-size",
+        type=int,
+        default=DEFAULT_BATCH_SIZE,
+        metavar="N",
+        help=f"default: {DEFAULT_BATCH_SIZE}",
+    )
     training.add_argument(
         "--learning-rate",
         type=float,

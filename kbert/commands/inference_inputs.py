@@ -10,10 +10,10 @@ import json
 import sys
 
 from kbert.commands import MODEL_HELP
+from kbert.preprocessing.length_buckets import DEFAULT_BATCH_SIZE
 
 # Show a progress bar from this many inputs on.
 MANY_INPUTS = 16
-DEFAULT_BATCH_SIZE = 32
 
 
 def add_common_arguments(parser, file_help, texts_help=None):

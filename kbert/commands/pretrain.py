@@ -11,6 +11,7 @@ from kbert.commands import MODEL_HELP
 from kbert.commands.create_pretraining_data import _add_number
 from kbert.commands.finetune import _cancel_on_interrupt
 from kbert.commands.training_progress import TrainingProgressBar
+from kbert.preprocessing.length_buckets import DEFAULT_BATCH_SIZE
 from kbert.training.precisions import PRECISIONS
 from kbert.training.precisions import PRECISION_HELP
 
@@ -55,7 +56,11 @@ def add_parser(subparsers):
         "vocab.txt (lower-cased)",
     )
     _add_number(
-        parser, "--batch-size", int, 32, "instances per batch, all devices together"
+        parser,
+        "--batch-size",
+        int,
+        DEFAULT_BATCH_SIZE,
+        "instances per batch, all devices together",
     )
     _add_number(parser, "--steps", int, 1000, "optimiser updates")
     _add_number(parser, "--learning-rate", float, 1e-4, "peak learning rate")

@@ -9,6 +9,10 @@ from kbert.commands.inference_inputs import map_in_batches
 from kbert.commands.inference_inputs import print_json
 from kbert.commands.inference_inputs import read_json_lines
 from kbert.commands.inference_inputs import require_inputs
+from kbert.data.question_windowing import QuestionWindowing
+
+# The flags' defaults: `answer`'s.
+DEFAULT_WINDOWING = QuestionWindowing()
 
 
 def add_parser(subparsers):
@@ -49,16 +53,17 @@ def add_parser(subparsers):
     parser.add_argument(
         "--doc-stride",
         type=int,
-        default=128,
+        default=DEFAULT_WINDOWING.doc_stride,
         metavar="N",
-        help="context tokens between window starts (default: 128)",
+        help=f"context tokens between window starts (default: {DEFAULT_WINDOWING.doc_stride})",
     )
     parser.add_argument(
         "--max-length",
         type=int,
-        default=384,
+        default=DEFAULT_WINDOWING.max_length,
         metavar="N",
-        help="tokens per window, capped at the model's limit (default: 384)",
+        help="tokens per window, capped at the model's limit "
+        f"(default: {DEFAULT_WINDOWING.max_length})",
     )
     parser.add_argument(
         "--null-threshold",
@@ -94,6 +99,7 @@ def run(args):
     from kbert.models import BertQuestionAnswerer
 
     records = _inputs(args)
+    windowing = QuestionWindowing(max_length=args.max_length, doc_stride=args.doc_stride)
     model = load_model(BertQuestionAnswerer, args.model, trained_head=False)
     if model.freshly_initialized_heads:
         print(
@@ -110,8 +116,7 @@ def run(args):
                 record["context"],
                 top_k=args.top_k,
                 max_answer_length=args.max_answer_length,
-                doc_stride=args.doc_stride,
-                max_length=args.max_length,
+                windowing=windowing,
                 null_threshold=args.null_threshold,
                 batch_size=args.batch_size,
             )

@@ -1,17 +1,20 @@
-"""Data for fine-tuning and evaluation: readers, records, and (from other modules) batching.
+"""Data for fine-tuning and evaluation: readers, records, QA context windows.
 
 The readers need only the standard library and numpy, not Keras.
 """
 
 from kbert.data.classification_reader import classification_label_names, read_classification
 from kbert.data.conll_reader import detect_tag_scheme, label_names_from_tags, read_conll
-from kbert.data.examples import Answer, ClassificationExample, QAExample, TokenClassificationExample
+from kbert.data.examples import ClassificationExample, GoldAnswer, QAExample
+from kbert.data.examples import TokenClassificationExample
+from kbert.data.question_windowing import QuestionWindowing
 from kbert.data.squad_reader import read_squad
 
 __all__ = [
-    "Answer",
     "ClassificationExample",
+    "GoldAnswer",
     "QAExample",
+    "QuestionWindowing",
     "TokenClassificationExample",
     "classification_label_names",
     "detect_tag_scheme",

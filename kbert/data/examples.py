@@ -2,7 +2,7 @@
 
 import dataclasses
 
-__all__ = ["Answer", "ClassificationExample", "QAExample", "TokenClassificationExample"]
+__all__ = ["ClassificationExample", "GoldAnswer", "QAExample", "TokenClassificationExample"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -43,7 +43,7 @@ class TokenClassificationExample:
 
 
 @dataclasses.dataclass(frozen=True)
-class Answer:
+class GoldAnswer:
     """A gold answer: its text and the character offset where it starts in the context.
 
     Attributes:
@@ -77,5 +77,5 @@ class QAExample:
     title: str
     question: str
     context: str
-    answers: tuple[Answer, ...]
+    answers: tuple[GoldAnswer, ...]
     is_impossible: bool

@@ -4,13 +4,14 @@ BERT reads at most `max_length` tokens, `[CLS] question [SEP] context [SEP]`. A
 longer context is tokenized once and cut into windows that start every
 `doc_stride` context tokens (the "document stride" of BERT's `run_squad.py`: the
 step between window starts, not the overlap), each paired with the whole
-question. Every window keeps the character offsets of its context tokens, so a
-predicted token span maps back to an exact substring of the caller's context, and
-an answer given in characters maps to token labels for training.
+question; a `QuestionWindowing` holds these settings. Every window keeps the
+character offsets of its context tokens, so a predicted token span maps back to an
+exact substring of the caller's context, and an answer given in characters maps to
+token labels for training.
 
 Examples:
 
->>> windows = make_qa_windows(tokenizer, "Who sat?", long_context, max_length=384)
+>>> windows = make_qa_windows(tokenizer, "Who sat?", long_context, QuestionWindowing())
 >>> window = windows[1]
 >>> start, end = char_span_to_token_span(window, 1200, 1209)
 >>> token_span_to_char_span(window, start, end)   # when the span is in window 1
@@ -23,9 +24,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from kbert.argument_checks import check_integer
+
+from kbert.data.question_windowing import QuestionWindowing
+
 logger = logging.getLogger("kbert.data")
 
-# The fewest tokens a window can have: [CLS] question [SEP] context [SEP], one each.
+# The tokens of a window besides the question and the context: [CLS], two [SEP].
 _SPECIAL_TOKENS_PER_WINDOW = 3
 
 
@@ -69,9 +74,7 @@ class QAWindow:
         return len(self.token_ids)
 
 
-def make_qa_windows(
-    tokenizer, question, context, max_length=384, doc_stride=128, max_question_length=64
-):
+def make_qa_windows(tokenizer, question, context, windowing=QuestionWindowing()):
     """Tokenizes a question and its context into overlapping windows.
 
     The context is tokenized once; windows are slices of its tokens. Each window
@@ -84,10 +87,8 @@ def make_qa_windows(
         tokenizer: a `BertTokenizer`.
         question: the question string.
         context: the context string; offsets point into it.
-        max_length: tokens per window, special tokens included (at least 5).
-        doc_stride: context tokens between the starts of consecutive windows.
-        max_question_length: a question with more tokens is truncated to this
-            many, with a warning; None never truncates.
+        windowing: a `QuestionWindowing` with a `max_length` (`capped(limit)`
+            gives one for a windowing whose `max_length` is None).
 
     Returns:
         A list of `QAWindow`; empty when the context has no tokens (empty or
@@ -103,10 +104,13 @@ def make_qa_windows(
                 f"`{name}` must be a string. Received: {name}={value!r} of type "
                 f"{type(value).__name__}"
             )
-    max_length = _check_int("max_length", max_length, minimum=_SPECIAL_TOKENS_PER_WINDOW + 2)
-    doc_stride = _check_int("doc_stride", doc_stride, minimum=1)
-    if max_question_length is not None:
-        max_question_length = _check_int("max_question_length", max_question_length, minimum=1)
+    if not isinstance(windowing, QuestionWindowing) or windowing.max_length is None:
+        raise ValueError(
+            "`windowing` must be a QuestionWindowing with a `max_length` (see "
+            f"`QuestionWindowing.capped`). Received: windowing={windowing!r}"
+        )
+    max_length, doc_stride = windowing.max_length, windowing.doc_stride
+    max_question_length = windowing.max_question_length
 
     # The context is tokenized whole: the windows cover all of it.
     question_part, context_part = tokenizer.tokenize_texts([question, context])
@@ -124,8 +128,10 @@ def make_qa_windows(
 
     windows = []
     for index, (start, end) in enumerate(zip(starts.tolist(), ends.tolist())):
-        # Every window fits max_length, so packing truncates nothing.
-        encoding = tokenizer.pack(question_part, context_part[start:end], max_length=max_length)
+        # Every window fits max_length, so segment packing truncates nothing.
+        encoding = tokenizer.pack_segments(
+            question_part, context_part[start:end], max_length=max_length
+        )
         context_mask = encoding.sequence_ids == 1
         max_context = np.zeros(len(encoding), dtype=bool)
         max_context[context_mask] = best_window[start:end] == index
@@ -167,8 +173,8 @@ def char_span_to_token_span(window, start_char, end_char):
     >>> char_span_to_token_span(window, 27, 32)
     (14, 15)
     """
-    start_char = _check_int("start_char", start_char, minimum=0)
-    end_char = _check_int("end_char", end_char, minimum=0)
+    start_char = check_integer("start_char", start_char, 0)
+    end_char = check_integer("end_char", end_char, 0)
     if end_char <= start_char:
         raise ValueError(
             "`end_char` must be greater than `start_char`. Received: "
@@ -209,8 +215,8 @@ def token_span_to_char_span(window, start, end):
     >>> token_span_to_char_span(window, 14, 15)
     (27, 32)
     """
-    start = _check_int("start", start, minimum=0)
-    end = _check_int("end", end, minimum=0)
+    start = check_integer("start", start, 0)
+    end = check_integer("end", end, 0)
     if not start <= end < len(window):
         raise ValueError(
             f"`start` and `end` must satisfy 0 <= start <= end < {len(window)} (the "
@@ -266,9 +272,3 @@ def _max_context_windows(starts, ends, num_tokens):
 def _context_range(window):
     indices = np.flatnonzero(window.context_mask)
     return f"{int(indices[0])}..{int(indices[-1])}"
-
-
-def _check_int(name, value, minimum):
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
-        raise ValueError(f"`{name}` must be an integer >= {minimum}. Received: {name}={value!r}")
-    return int(value)

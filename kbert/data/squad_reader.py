@@ -7,7 +7,7 @@ marks questions without an answer, whose `answers` list is empty.
 
 import logging
 
-from kbert.data.examples import Answer, QAExample
+from kbert.data.examples import GoldAnswer, QAExample
 from kbert.files.bounded_reader import read_json
 
 __all__ = ["read_squad"]
@@ -72,7 +72,7 @@ def _answers(path, where, context, records, fix_answer_starts):
                 )
                 raise ValueError(f"{path}: {answer_where}: answer {text!r} {reason}.")
             start, moved = nearest, moved + 1
-        answers.append(Answer(text, start))
+        answers.append(GoldAnswer(text, start))
     return tuple(answers), moved
 
 
@@ -91,7 +91,7 @@ def read_squad(path, fix_answer_starts=True):
 
     Returns:
         list of `QAExample(id, title, question, context, answers, is_impossible)` in file
-        order; `answers` is a tuple of `Answer(text, start)`.
+        order; `answers` is a tuple of `GoldAnswer(text, start)`.
 
     Raises:
         ValueError: for invalid JSON (file, line and column), a missing or mistyped field

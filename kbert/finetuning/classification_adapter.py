@@ -5,6 +5,7 @@ import numpy as np
 from kbert.metrics import accuracy
 from kbert.metrics import macro_f1
 from kbert.metrics import matthews_corrcoef
+from kbert.preprocessing.length_buckets import DEFAULT_BATCH_SIZE
 from kbert.preprocessing.text_classifier_preprocessor import TextClassifierPreprocessor
 from kbert.finetuning.fine_tuning_adapter import FineTuningAdapter
 from kbert.finetuning.fine_tuning_adapter import model_limits
@@ -93,7 +94,7 @@ class ClassificationAdapter(FineTuningAdapter):
         y = None if label_names is None else [example.label for example in examples]
         return preprocessor.features(x, y)
 
-    def evaluate(self, model, examples, max_length=None, batch_size=32):
+    def evaluate(self, model, examples, max_length=None, batch_size=DEFAULT_BATCH_SIZE):
         """Accuracy, macro F1 and Matthews correlation of `model` on `examples`."""
         tokenizer, max_length = model_limits(model, max_length)
         label_names = model.label_names or [str(index) for index in range(model.num_classes)]

@@ -110,16 +110,45 @@ class FineTuner:
             resume: continue the run whose checkpoint is in `output_dir` (a fresh
                 run starts when there is none).
         """
-        config = self.config
+        train_examples, eval_examples, label_names = self._read_data(train, evaluation)
+        state = self._start_state(label_names, training_data_fingerprint(train_examples), resume)
+        model, dataset, tokenizer, max_length = self._build_model(train_examples, label_names)
+        steps_per_epoch = dataset.num_batches_per_epoch
+        total_steps = steps_per_epoch * self.config.epochs
+        self._compile(model, total_steps)
+        if state["global_step"] > 0 or state["epoch"] > 0:
+            self.checkpoint.restore(model)
+            logger.info(
+                "Resuming at epoch %d, batch %d of %d (step %d).",
+                state["epoch"] + 1,
+                state["batch"],
+                steps_per_epoch,
+                state["global_step"],
+            )
+        state["steps_per_epoch"] = steps_per_epoch
+        self._notify("on_train_begin", total_steps)
+        status = self._train_epochs(model, dataset, tokenizer, max_length, state, eval_examples)
+        result = self._result(state, status)
+        self._notify("on_train_end", result)
+        return result
+
+    # --- Phases of a run -----------------------------------------------------------------
+
+    def _read_data(self, train, evaluation):
+        """`(train_examples, eval_examples, label_names)`, the labels checked."""
         train_examples, train_source = self._examples(train, "the training data")
         eval_examples, eval_source = self._examples(evaluation, "the evaluation data")
         label_names = self.task.label_names(train_examples, train_source)
         if eval_examples is not None:
             self.task.check_labels(eval_examples, label_names, eval_source)
-        if config.patience is not None and eval_examples is None:
+        if self.config.patience is not None and eval_examples is None:
             raise ValueError("`patience` (early stopping) needs evaluation data.")
-        state = self._start_state(label_names, training_data_fingerprint(train_examples), resume)
+        return train_examples, eval_examples, label_names
 
+    def _build_model(self, train_examples, label_names):
+        """`(model, dataset, tokenizer, max_length)`: the task model from the preset (seeded,
+        in the run's precision) and its training batches."""
+        config = self.config
         set_random_seed(config.seed)
         with precision_policy(config.precision):
             model = self.task.model_class.from_preset(
@@ -137,8 +166,10 @@ class FineTuner:
             seed=config.seed,
             pad_token_id=tokenizer.pad_token_id,
         )
-        steps_per_epoch = dataset.num_batches_per_epoch
-        total_steps = steps_per_epoch * config.epochs
+        return model, dataset, tokenizer, max_length
+
+    def _compile(self, model, total_steps):
+        config = self.config
         model.compile(
             optimizer=create_optimizer(
                 max(total_steps // config.gradient_accumulation_steps, 1),
@@ -149,18 +180,10 @@ class FineTuner:
                 clip_norm=config.clip_norm,
             )
         )
-        if state["global_step"] > 0 or state["epoch"] > 0:
-            self.checkpoint.restore(model)
-            logger.info(
-                "Resuming at epoch %d, batch %d of %d (step %d).",
-                state["epoch"] + 1,
-                state["batch"],
-                steps_per_epoch,
-                state["global_step"],
-            )
-        state["steps_per_epoch"] = steps_per_epoch
-        self._notify("on_train_begin", total_steps)
 
+    def _train_epochs(self, model, dataset, tokenizer, max_length, state, eval_examples):
+        """Trains the epochs left, evaluating and checkpointing after each; the run's status."""
+        config = self.config
         loop = StepCallback(
             state,
             self.checkpoint,
@@ -172,23 +195,12 @@ class FineTuner:
             ),
             counters=("global_step", "batch"),
         )
-        status = STOPPED_EARLY if state.get("stopped_early") else COMPLETED
-        first_epoch = config.epochs if status == STOPPED_EARLY else state["epoch"]
-        for epoch in range(first_epoch, config.epochs):
-            view = dataset.epoch_view(epoch, state["batch"])
-            # Every batch of the epoch may be done already (a checkpoint on its last
-            # batch): its loss is then the one the checkpoint recorded.
-            epoch_loss = state.get("running_logs", {}).get("loss")
-            if len(view):
-                # Resuming inside this epoch: its running loss and metrics continue from
-                # the checkpoint, so the epoch reports what an uninterrupted one would.
-                loop.resume_inside_epoch = state["batch"] > 0
-                data = view.as_tf_dataset() if _backend() == "tensorflow" else view
-                history = model.fit(data, epochs=1, shuffle=False, verbose=0, callbacks=[loop])
-                epoch_loss = float(history.history["loss"][-1])
+        if state.get("stopped_early"):
+            return STOPPED_EARLY
+        for epoch in range(state["epoch"], config.epochs):
+            epoch_loss = self._fit_epoch(model, dataset, epoch, state, loop)
             if loop.cancelled:
-                status = CANCELLED
-                break
+                return CANCELLED
             logs = {"epoch": epoch + 1, "loss": epoch_loss}
             logs["learning_rate"] = float(keras.ops.convert_to_numpy(model.optimizer.learning_rate))
             if eval_examples is not None:
@@ -199,14 +211,25 @@ class FineTuner:
             self.checkpoint.save(model, state)
             self._notify("on_epoch_end", epoch + 1, logs)
             if state["stopped_early"]:
-                status = STOPPED_EARLY
-                break
+                return STOPPED_EARLY
             if loop.cancel_requested():
-                status = CANCELLED
-                break
-        result = self._result(state, status)
-        self._notify("on_train_end", result)
-        return result
+                return CANCELLED
+        return COMPLETED
+
+    def _fit_epoch(self, model, dataset, epoch, state, loop):
+        """Trains the rest of `epoch` (all of it unless resumed inside it); its loss."""
+        view = dataset.epoch_view(epoch, state["batch"])
+        # Every batch of the epoch may be done already (a checkpoint on its last
+        # batch): its loss is then the one the checkpoint recorded.
+        epoch_loss = state.get("running_logs", {}).get("loss")
+        if len(view):
+            # Resuming inside this epoch: its running loss and metrics continue from
+            # the checkpoint, so the epoch reports what an uninterrupted one would.
+            loop.resume_inside_epoch = state["batch"] > 0
+            data = view.as_tf_dataset() if _backend() == "tensorflow" else view
+            history = model.fit(data, epochs=1, shuffle=False, verbose=0, callbacks=[loop])
+            epoch_loss = float(history.history["loss"][-1])
+        return epoch_loss
 
     # --- Run state -----------------------------------------------------------------------
 

@@ -3,6 +3,7 @@
 from kbert.inference.model_io import resolve_tokenizer
 from kbert.inference.model_io import sequence_limit
 from kbert.preprocessing.bucketed_dataset import BucketedDataset
+from kbert.preprocessing.length_buckets import DEFAULT_BATCH_SIZE
 from kbert.preprocessing.length_buckets import length_buckets
 
 
@@ -66,7 +67,7 @@ class FineTuningAdapter:
         """`TaskFeatures` for `examples`, truncated (with a warning) to `max_length`."""
         raise NotImplementedError
 
-    def evaluate(self, model, examples, max_length=None, batch_size=32):
+    def evaluate(self, model, examples, max_length=None, batch_size=DEFAULT_BATCH_SIZE):
         """The task's scores of `model` on labelled `examples`, as a dict of floats."""
         raise NotImplementedError
 

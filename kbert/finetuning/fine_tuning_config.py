@@ -3,6 +3,7 @@
 import dataclasses
 
 from kbert.argument_checks import check_positive_int
+from kbert.preprocessing.length_buckets import DEFAULT_BATCH_SIZE
 from kbert.training.precisions import PRECISIONS
 
 # Settings that may change when a run is resumed: they do not affect the weights.
@@ -35,7 +36,7 @@ class FineTuningConfig:
     """
 
     epochs: int = 3
-    batch_size: int = 32
+    batch_size: int = DEFAULT_BATCH_SIZE
     learning_rate: float = 5e-5
     warmup_ratio: float = 0.1
     weight_decay: float = 0.01

@@ -1,6 +1,8 @@
 """Extractive question answering on SQuAD-style data, long contexts in windows."""
 
+from kbert.data.question_windowing import QuestionWindowing
 from kbert.metrics import squad_scores
+from kbert.preprocessing.length_buckets import DEFAULT_BATCH_SIZE
 from kbert.preprocessing.question_answerer_preprocessor import QuestionAnswererPreprocessor
 from kbert.finetuning.fine_tuning_adapter import FineTuningAdapter
 from kbert.finetuning.fine_tuning_adapter import model_limits
@@ -21,17 +23,26 @@ class QuestionAnsweringAdapter(FineTuningAdapter):
     with the official SQuAD exact match and F1 (percent).
 
     Args:
-        doc_stride: context tokens between the starts of consecutive windows.
-        max_question_length: longer questions are truncated, with a warning.
+        windowing: how contexts are cut into windows, a `QuestionWindowing` whose
+            `max_length` is None: windows are as long as the run's `max_length`
+            (`FineTuningConfig.max_length`, capped at the model's limit), in
+            training and in evaluation alike.
         max_answer_length: the longest answer `answer` may give, in tokens.
     """
 
     name = "qa"
     metric = task_spec("qa").metric
 
-    def __init__(self, doc_stride=128, max_question_length=64, max_answer_length=30):
-        self.doc_stride = doc_stride
-        self.max_question_length = max_question_length
+    def __init__(self, windowing=None, max_answer_length=30):
+        if windowing is None:
+            windowing = QuestionWindowing(max_length=None)
+        if not isinstance(windowing, QuestionWindowing) or windowing.max_length is not None:
+            raise ValueError(
+                "`windowing` must be a QuestionWindowing with max_length=None: fine-tuning "
+                "windows are the run's `max_length` tokens long (FineTuningConfig.max_length). "
+                f"Received: windowing={windowing!r}"
+            )
+        self.windowing = windowing
         self.max_answer_length = max_answer_length
 
     @property
@@ -46,9 +57,7 @@ class QuestionAnsweringAdapter(FineTuningAdapter):
         return read_squad(path)
 
     def features(self, examples, tokenizer, label_names, max_length):
-        preprocessor = QuestionAnswererPreprocessor(
-            tokenizer, max_length, self.doc_stride, self.max_question_length
-        )
+        preprocessor = QuestionAnswererPreprocessor(tokenizer, max_length, self.windowing)
         x = {
             "question": [example.question for example in examples],
             "context": [example.context for example in examples],
@@ -61,9 +70,10 @@ class QuestionAnsweringAdapter(FineTuningAdapter):
         ]
         return preprocessor.features(x, answers)
 
-    def predict_answers(self, model, examples, max_length=None, batch_size=32):
+    def predict_answers(self, model, examples, max_length=None, batch_size=DEFAULT_BATCH_SIZE):
         """The best answer text (or "" for none) of every example, by example id."""
         _, max_length = model_limits(model, max_length)
+        windowing = self.windowing.capped(max_length)
         predictions = {}
         for example in examples:
             result = model.answer(
@@ -71,15 +81,13 @@ class QuestionAnsweringAdapter(FineTuningAdapter):
                 example.context,
                 top_k=1,
                 max_answer_length=self.max_answer_length,
-                doc_stride=self.doc_stride,
-                max_length=max_length,
-                max_question_length=self.max_question_length,
+                windowing=windowing,
                 batch_size=batch_size,
             )
             predictions[example.id] = "" if result.is_impossible else result.answers[0].text
         return predictions
 
-    def evaluate(self, model, examples, max_length=None, batch_size=32):
+    def evaluate(self, model, examples, max_length=None, batch_size=DEFAULT_BATCH_SIZE):
         """SQuAD exact match and F1 (percent) of `model`'s best answers on `examples`."""
         predictions = self.predict_answers(model, examples, max_length, batch_size)
         answers = {example.id: [answer.text for answer in example.answers] for example in examples}
@@ -89,7 +97,7 @@ class QuestionAnsweringAdapter(FineTuningAdapter):
     def options(self):
         return {
             "task": self.name,
-            "doc_stride": self.doc_stride,
-            "max_question_length": self.max_question_length,
+            "doc_stride": self.windowing.doc_stride,
+            "max_question_length": self.windowing.max_question_length,
             "max_answer_length": self.max_answer_length,
         }

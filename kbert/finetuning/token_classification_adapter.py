@@ -3,6 +3,7 @@
 import numpy as np
 
 from kbert.metrics import entity_scores
+from kbert.preprocessing.length_buckets import DEFAULT_BATCH_SIZE
 from kbert.preprocessing.token_classifier_preprocessor import OUTSIDE_TAG
 from kbert.preprocessing.token_classifier_preprocessor import TokenClassifierPreprocessor
 from kbert.finetuning.fine_tuning_adapter import FineTuningAdapter
@@ -65,7 +66,7 @@ class TokenClassificationAdapter(FineTuningAdapter):
             sources=[f"at line {example.line}" for example in examples],
         )
 
-    def predict_tags(self, model, examples, max_length=None, batch_size=32):
+    def predict_tags(self, model, examples, max_length=None, batch_size=DEFAULT_BATCH_SIZE):
         """The predicted tag of every word of every example: a list of lists of strings."""
         tokenizer, max_length = model_limits(model, max_length)
         features = self.features(examples, tokenizer, None, max_length)
@@ -81,7 +82,7 @@ class TokenClassificationAdapter(FineTuningAdapter):
             )
         return predictions
 
-    def evaluate(self, model, examples, max_length=None, batch_size=32):
+    def evaluate(self, model, examples, max_length=None, batch_size=DEFAULT_BATCH_SIZE):
         """Entity-level precision, recall and F1 of `model` on `examples`."""
         if not model.label_names:
             raise ValueError(

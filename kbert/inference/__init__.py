@@ -1,10 +1,13 @@
 """Inference on BERT task models, with results carrying character offsets.
 
-These functions are duck-typed: they take a model (anything with `predict_on_batch`
-and a `bert_config`) and its tokenizer, so this package does not import
-`kbert.models`; the task models expose them as methods (`BertMaskedLM.fill_mask`,
-`BertQuestionAnswerer.answer`, `BertClassifier.classify`, `BertTokenClassifier.tag`).
-`embed` takes a backbone or any task model and returns hidden-state features.
+Every function takes `(model, tokenizer, inputs, ...)`: a model (duck-typed: anything
+with `predict_on_batch` and a `bert_config`, so this package does not import
+`kbert.models`), its tokenizer (None: `model.tokenizer`), then what to run on. The
+task models carry them as methods made from these functions (`BertMaskedLM.fill_mask`,
+`BertQuestionAnswerer.answer`, `BertClassifier.classify`, `BertTokenClassifier.tag`,
+and `embed` on every task; `kbert.models.inference_method`), with the same arguments
+and defaults. `embed` takes a backbone or any task model and returns hidden-state
+features. A batch size left out is `kbert.preprocessing.DEFAULT_BATCH_SIZE`.
 
 Every batch is padded to a length bucket (`length_buckets`) and a power-of-two number
 of rows, so a compiled forward pass is reused across inputs of similar length.
@@ -16,8 +19,8 @@ from kbert.inference.classification import classify
 from kbert.inference.embedding import embed
 from kbert.inference.fill_mask import fill_mask
 from kbert.inference.question_answering import answer
-from kbert.inference.results import Answer
 from kbert.inference.results import AnswerResult
+from kbert.inference.results import AnswerSpan
 from kbert.inference.results import Classification
 from kbert.inference.results import EntitySpan
 from kbert.inference.results import FillMaskResult
@@ -37,8 +40,8 @@ from kbert.preprocessing.length_buckets import length_buckets
 from kbert.preprocessing.length_buckets import pad_to_bucket
 
 __all__ = [
-    "Answer",
     "AnswerResult",
+    "AnswerSpan",
     "AttentionMap",
     "Classification",
     "DEFAULT_LENGTH_BUCKETS",

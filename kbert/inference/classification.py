@@ -1,12 +1,13 @@
 """Text and text-pair classification: label probabilities for each input."""
 
 from kbert.argument_checks import check_positive_int
-from kbert.inference.model_io import DEFAULT_BATCH_SIZE
 from kbert.inference.model_io import predict_in_batches
 from kbert.inference.model_io import resolve_tokenizer
 from kbert.inference.model_io import sequence_limit
 from kbert.inference.model_io import softmax
 from kbert.inference.results import Classification
+from kbert.preprocessing.length_buckets import DEFAULT_BATCH_SIZE
+from kbert.preprocessing.text_encoding import as_pair_list
 from kbert.preprocessing.text_encoding import as_text_list
 from kbert.preprocessing.text_encoding import encode_texts
 
@@ -38,14 +39,7 @@ def classify(model, tokenizer, text_or_texts, pairs=None, batch_size=DEFAULT_BAT
     tokenizer = resolve_tokenizer(model, tokenizer)
     texts, single = as_text_list(text_or_texts, "text_or_texts")
     batch_size = check_positive_int("batch_size", batch_size)
-    if pairs is not None:
-        pairs, single_pair = as_text_list(pairs, "pairs")
-        if single_pair != single or len(pairs) != len(texts):
-            raise ValueError(
-                "`pairs` must match `text_or_texts`: a string for a string, a list of "
-                f"the same length for a list. Received: {len(texts)} text(s) and "
-                f"{len(pairs)} pair(s)"
-            )
+    pairs = as_pair_list(pairs, texts, single, "text_or_texts")
     encodings = encode_texts(tokenizer, texts, pairs, sequence_limit(model, tokenizer))
     label_names = getattr(model, "label_names", None)
     results = [None] * len(texts)

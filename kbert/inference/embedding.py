@@ -17,11 +17,12 @@ combination and pooling then run in NumPy over the real tokens only.
 import numpy as np
 
 from kbert.argument_checks import check_positive_int
-from kbert.inference.model_io import DEFAULT_BATCH_SIZE
 from kbert.inference.model_io import predict_in_batches
 from kbert.inference.model_io import resolve_tokenizer
 from kbert.inference.model_io import sequence_limit
 from kbert.inference.results import TokenEmbeddings
+from kbert.preprocessing.length_buckets import DEFAULT_BATCH_SIZE
+from kbert.preprocessing.text_encoding import as_pair_list
 from kbert.preprocessing.text_encoding import as_text_list
 from kbert.preprocessing.text_encoding import encode_texts
 
@@ -33,21 +34,26 @@ POOLINGS = ("none", "cls", "mean")
 
 def embed(
     model,
+    tokenizer,
     texts,
+    pairs=None,
     layers=None,
     combine="concat",
     pooling="none",
-    tokenizer=None,
     batch_size=DEFAULT_BATCH_SIZE,
-    pairs=None,
 ):
     """Feature vectors of one or several texts from chosen layers of a BERT encoder.
 
     Args:
         model: a `BertBackbone`, or any task model with a `backbone` (its head is
             not used).
+        tokenizer: a `BertTokenizer`; None uses `model.tokenizer`. A backbone
+            loaded with `BertBackbone.from_preset` has none: pass
+            `BertTokenizer.from_preset(same_preset)`.
         texts: a string or a list of strings. Texts longer than the model's limit
             are truncated with a warning.
+        pairs: None, or the second text of each pair (a string for a string, a
+            list as long as `texts` for a list), as `[CLS] a [SEP] b [SEP]`.
         layers: indices into the `num_layers + 1` hidden states: 0 is the
             embeddings output, 1 to `num_layers` the encoder blocks' outputs;
             negative indices count from the end (-1 is the last block). An int
@@ -61,12 +67,7 @@ def embed(
             real token of a text (`[CLS]` and `[SEP]` included, padding left out:
             sentence-transformers' mean pooling); "cls" takes the `[CLS]` token's
             vector (the combined hidden states, not the pooler's tanh output).
-        tokenizer: a `BertTokenizer`; None uses `model.tokenizer`. A backbone
-            loaded with `BertBackbone.from_preset` has none: pass
-            `BertTokenizer.from_preset(same_preset)`.
         batch_size: texts per forward pass.
-        pairs: None, or the second text of each pair (a string for a string, a
-            list as long as `texts` for a list), packed as `[CLS] a [SEP] b [SEP]`.
 
     Returns:
         With pooling "none": a `TokenEmbeddings` for a string, a list of them for a
@@ -77,60 +78,45 @@ def embed(
 
     >>> backbone = BertBackbone.from_preset("demo")
     >>> tokenizer = BertTokenizer.from_preset("demo")
-    >>> result = embed(backbone, "The cat sat.", tokenizer=tokenizer)
+    >>> result = embed(backbone, tokenizer, "The cat sat.")
     >>> result.tokens
     ('[CLS]', 'the', 'ca', '##t', 'sat', '.', '[SEP]')
     >>> result.vectors.shape  # both layers of the 128-wide demo, concatenated
     (7, 256)
-    >>> embed(backbone, ["a", "b c"], layers=-1, pooling="mean", tokenizer=tokenizer).shape
+    >>> embed(backbone, tokenizer, ["a", "b c"], layers=-1, pooling="mean").shape
     (2, 128)
     """
     backbone = getattr(model, "backbone", model)
-    config = backbone.bert_config
-    layer_indices = resolve_layers(layers, config.num_layers)
-    if combine not in COMBINES:
-        raise ValueError(
-            f"`combine` must be one of {list(COMBINES)}. Received: combine={combine!r}"
-        )
-    if pooling not in POOLINGS:
-        raise ValueError(
-            f"`pooling` must be one of {list(POOLINGS)}. Received: pooling={pooling!r}"
-        )
+    layer_indices = resolve_layers(layers, backbone.bert_config.num_layers)
+    _check_choice("combine", combine, COMBINES)
+    _check_choice("pooling", pooling, POOLINGS)
     batch_size = check_positive_int("batch_size", batch_size)
     texts, single = as_text_list(texts, "texts")
-    if pairs is not None:
-        pairs, single_pair = as_text_list(pairs, "pairs")
-        if single_pair != single or len(pairs) != len(texts):
-            raise ValueError(
-                "`pairs` must match `texts`: a string for a string, a list of the same "
-                f"length for a list. Received: {len(texts)} text(s) and {len(pairs)} pair(s)"
-            )
+    pairs = as_pair_list(pairs, texts, single, "texts")
+    tokenizer = _backbone_tokenizer(model, tokenizer)
+    encodings = encode_texts(tokenizer, texts, pairs, sequence_limit(backbone, tokenizer))
+    features = _features(
+        backbone, tokenizer, encodings, layer_indices, combine, pooling, batch_size
+    )
+    if pooling == "none":
+        features = _token_embeddings(texts, pairs, encodings, features)
+    return features[0] if single else features
+
+
+def _backbone_tokenizer(model, tokenizer):
+    """`resolve_tokenizer`, with what a bare backbone (which has none) needs said."""
     if tokenizer is None and getattr(model, "tokenizer", None) is None:
         raise ValueError(
             f"{type(model).__name__} has no tokenizer: pass `tokenizer=` (for a backbone "
             "loaded with `BertBackbone.from_preset(preset)`, "
             "`BertTokenizer.from_preset(preset)`). Received: tokenizer=None"
         )
-    tokenizer = resolve_tokenizer(model, tokenizer)
+    return resolve_tokenizer(model, tokenizer)
 
-    encodings = encode_texts(tokenizer, texts, pairs, sequence_limit(backbone, tokenizer))
-    view = backbone.with_hidden_states()
-    dimension = config.hidden_size * (len(layer_indices) if combine == "concat" else 1)
-    pooled = np.zeros((len(texts), dimension), dtype=np.float32)
-    token_vectors = [None] * len(texts)
-    for rows, outputs in predict_in_batches(view, tokenizer, encodings, batch_size):
-        hidden_states = _as_float(outputs["hidden_states"][: len(rows)])  # (R, layers + 1, L, H)
-        vectors = combine_layers(hidden_states[:, layer_indices], combine)  # (R, L, D)
-        lengths = np.array([len(encodings[row]) for row in rows])
-        if pooling == "none":
-            for row, row_vectors, length in zip(rows, vectors, lengths):
-                token_vectors[row] = row_vectors[:length]
-        else:
-            pooled[rows] = pool_tokens(vectors, lengths, pooling)
 
-    if pooling != "none":
-        return pooled[0] if single else pooled
-    results = [
+def _token_embeddings(texts, pairs, encodings, token_vectors):
+    """A `TokenEmbeddings` per text, from its encoding and its (L, D) vectors."""
+    return [
         TokenEmbeddings(
             text=text,
             pair=None if pairs is None else pairs[index],
@@ -141,7 +127,36 @@ def embed(
         )
         for index, (text, encoding) in enumerate(zip(texts, encodings))
     ]
-    return results[0] if single else results
+
+
+def _features(backbone, tokenizer, encodings, layer_indices, combine, pooling, batch_size):
+    """The backbone's features of every encoding, in order.
+
+    Returns:
+        With pooling "none", a list of (L_i, D) arrays, one per encoding (its real
+        tokens); else one (N, D) float32 array.
+    """
+    view = backbone.with_hidden_states()
+    dimension = backbone.bert_config.hidden_size * (
+        len(layer_indices) if combine == "concat" else 1
+    )
+    pooled = np.zeros((len(encodings), dimension), dtype=np.float32)
+    token_vectors = [None] * len(encodings)
+    for rows, outputs in predict_in_batches(view, tokenizer, encodings, batch_size):
+        hidden_states = _as_float(outputs["hidden_states"][: len(rows)])  # (R, layers + 1, L, H)
+        vectors = combine_layers(hidden_states[:, layer_indices], combine)  # (R, L, D)
+        lengths = np.array([len(encodings[row]) for row in rows])
+        if pooling == "none":
+            for row, row_vectors, length in zip(rows, vectors, lengths):
+                token_vectors[row] = row_vectors[:length]
+        else:
+            pooled[rows] = pool_tokens(vectors, lengths, pooling)
+    return token_vectors if pooling == "none" else pooled
+
+
+def _check_choice(name, value, choices):
+    if value not in choices:
+        raise ValueError(f"`{name}` must be one of {list(choices)}. Received: {name}={value!r}")
 
 
 def resolve_layers(layers, num_layers):

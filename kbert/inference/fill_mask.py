@@ -11,7 +11,6 @@ compiled program.
 import numpy as np
 
 from kbert.argument_checks import check_positive_int
-from kbert.inference.model_io import DEFAULT_BATCH_SIZE
 from kbert.inference.model_io import batch_indices
 from kbert.inference.model_io import model_buckets
 from kbert.inference.model_io import pad_batch
@@ -23,6 +22,7 @@ from kbert.inference.results import FillMaskResult
 from kbert.inference.results import MaskFill
 from kbert.inference.results import MaskPrediction
 from kbert.inference.results import substitute_spans
+from kbert.preprocessing.length_buckets import DEFAULT_BATCH_SIZE
 from kbert.preprocessing.length_buckets import power_of_two_bucket
 from kbert.preprocessing.text_encoding import as_text_list
 from kbert.preprocessing.text_encoding import encode_texts
@@ -85,7 +85,7 @@ def fill_mask(
         raise ValueError(f"`joint` must be True or False. Received: joint={joint!r}")
 
     encodings = encode_texts(tokenizer, texts, None, sequence_limit(model, tokenizer))
-    _check_masks(tokenizer, texts, encodings)
+    check_masks(tokenizer, texts, encodings)
     buckets = model_buckets(model)
     results = [None] * len(texts)
     for rows in batch_indices([len(encoding) for encoding in encodings], batch_size):
@@ -135,7 +135,7 @@ def _target_ids(tokenizer, targets):
     return np.asarray(ids, dtype=np.int64)
 
 
-def _check_masks(tokenizer, texts, encodings):
+def check_masks(tokenizer, texts, encodings):
     """Every text needs a mask, and truncation must not have removed any."""
     mask_token = tokenizer.mask_token
     for index, (text, encoding) in enumerate(zip(texts, encodings)):

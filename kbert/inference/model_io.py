@@ -16,8 +16,6 @@ from kbert.preprocessing.length_buckets import length_buckets
 from kbert.preprocessing.length_buckets import pad_rows
 from kbert.preprocessing.length_buckets import power_of_two_bucket
 
-DEFAULT_BATCH_SIZE = 32
-
 
 def resolve_tokenizer(model, tokenizer):
     """`tokenizer`, else `model.tokenizer`; checked against the model's vocabulary."""
@@ -26,8 +24,8 @@ def resolve_tokenizer(model, tokenizer):
     if tokenizer is None:
         raise ValueError(
             f"{type(model).__name__} has no tokenizer: load it with `from_preset` from a "
-            "preset that has a vocabulary, set `model.tokenizer`, or pass `tokenizer=`. "
-            "Received: tokenizer=None"
+            "preset that has a vocabulary, set `model.tokenizer`, or give the "
+            "`kbert.inference` function a tokenizer. Received: tokenizer=None"
         )
     model_vocabulary = model.bert_config.vocabulary_size
     if tokenizer.vocabulary_size > model_vocabulary:
@@ -40,7 +38,7 @@ def resolve_tokenizer(model, tokenizer):
 
 
 def sequence_limit(model, tokenizer):
-    """The longest packed sequence both the model and the tokenizer accept."""
+    """The longest input (`[CLS] ... [SEP]` included) both the model and the tokenizer accept."""
     return min(int(model.bert_config.max_positions), int(tokenizer.max_length))
 
 

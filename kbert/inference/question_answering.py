@@ -12,23 +12,20 @@ the best score. Its text is the caller's context sliced at those character offse
 so `context[start:end] == text`.
 """
 
-import logging
 import numbers
 
 import numpy as np
 
 from kbert.argument_checks import check_positive_int
-from kbert.data.qa_windows import make_qa_windows
-from kbert.inference.model_io import DEFAULT_BATCH_SIZE
-from kbert.inference.model_io import predict_in_batches
+from kbert.data.question_windowing import QuestionWindowing
+from kbert.inference.context_windows import context_windows
+from kbert.inference.context_windows import window_logits
 from kbert.inference.model_io import resolve_tokenizer
-from kbert.inference.model_io import sequence_limit
 from kbert.inference.model_io import softmax
-from kbert.inference.results import Answer
 from kbert.inference.results import AnswerResult
+from kbert.inference.results import AnswerSpan
+from kbert.preprocessing.length_buckets import DEFAULT_BATCH_SIZE
 from kbert.tokenizer.bert_tokenizer import CONTINUING_SUBWORD_PREFIX
-
-logger = logging.getLogger("kbert.inference")
 
 
 def answer(
@@ -38,9 +35,7 @@ def answer(
     context,
     top_k=1,
     max_answer_length=30,
-    doc_stride=128,
-    max_length=384,
-    max_question_length=64,
+    windowing=QuestionWindowing(),
     null_threshold=None,
     batch_size=DEFAULT_BATCH_SIZE,
 ):
@@ -54,9 +49,9 @@ def answer(
         context: the context string, of any length (windowed).
         top_k: number of answers to return, best first.
         max_answer_length: the longest answer, in tokens.
-        doc_stride: context tokens between the starts of consecutive windows.
-        max_length: tokens per window; capped at the model's `max_positions`.
-        max_question_length: longer questions are truncated, with a warning.
+        windowing: how the context is cut into windows, a `QuestionWindowing`
+            (window length, stride, longest question); its `max_length` is capped
+            at the model's `max_positions`.
         null_threshold: for SQuAD 2.0 models. None always answers. A number
             answers "no answer" (`is_impossible=True`, no answers) when
             `no_answer_score - best span score > null_threshold`.
@@ -68,7 +63,7 @@ def answer(
 
     Raises:
         ValueError: for a question that leaves no room for the context in a
-            window of `max_length` tokens, or an empty question.
+            window of `windowing.max_length` tokens, or an empty question.
 
     Examples:
 
@@ -83,7 +78,23 @@ def answer(
     top_k = check_positive_int("top_k", top_k)
     max_answer_length = check_positive_int("max_answer_length", max_answer_length)
     batch_size = check_positive_int("batch_size", batch_size)
-    max_length = check_positive_int("max_length", max_length)
+    _check_null_threshold(null_threshold)
+    windows = context_windows(model, tokenizer, question, context, windowing)
+    if not windows:
+        return _result(model, question, context, (), no_answer_score=None)
+    start_logits, end_logits = window_logits(model, tokenizer, windows, batch_size)
+    spans = _SpanBand(windows, start_logits, end_logits, max_answer_length)
+    no_answer_score = float(np.min(start_logits[:, 0] + end_logits[:, 0]))
+    # Never empty: each context token starts a span in the window where it has
+    # the most context.
+    best_score = float(spans.scores[spans.valid].max())
+    if null_threshold is not None and no_answer_score - best_score > null_threshold:
+        return _result(model, question, context, (), no_answer_score)
+    answers = _best_answers(tokenizer, windows, context, spans, top_k)
+    return _result(model, question, context, answers, no_answer_score)
+
+
+def _check_null_threshold(null_threshold):
     if null_threshold is not None and (
         isinstance(null_threshold, bool) or not isinstance(null_threshold, numbers.Real)
     ):
@@ -91,110 +102,114 @@ def answer(
             f"`null_threshold` must be None or a number. Received: null_threshold="
             f"{null_threshold!r}"
         )
-    limit = sequence_limit(model, tokenizer)
-    if max_length > limit:
-        logger.debug("max_length=%d capped at the model's limit of %d", max_length, limit)
-        max_length = limit
 
-    windows = make_qa_windows(
-        tokenizer,
-        question,
-        context,
-        max_length=max_length,
-        doc_stride=doc_stride,
-        max_question_length=max_question_length,
-    )
-    if not windows:
-        return _no_answer(model, question, context, no_answer_score=None)
-    start_logits, end_logits = _window_logits(model, tokenizer, windows, batch_size)
-    length = start_logits.shape[1]
-    offsets = np.zeros((len(windows), length, 2), dtype=np.int64)
-    starts_allowed = np.zeros((len(windows), length), dtype=bool)
-    ends_allowed = np.zeros((len(windows), length), dtype=bool)
-    real = np.zeros((len(windows), length), dtype=bool)
-    for index, window in enumerate(windows):
-        offsets[index, : len(window)] = window.offsets
-        starts_allowed[index, : len(window)] = window.max_context
-        ends_allowed[index, : len(window)] = window.context_mask
-        real[index, : len(window)] = True
 
-    # Spans as (window, start token, length - 1): a band, not a full L x L matrix.
-    span_lengths = np.arange(max_answer_length)
-    end_index = np.arange(length)[:, None] + span_lengths[None, :]  # (L, A)
-    in_range = end_index < length
-    end_index = np.minimum(end_index, length - 1)
-    scores = start_logits[:, :, None] + end_logits[:, end_index]  # (W, L, A)
-    valid = starts_allowed[:, :, None] & ends_allowed[:, end_index] & in_range[None]
+class _SpanBand:
+    """Every candidate span of every window, as (window, start token, length - 1).
 
-    no_answer_score = float(np.min(start_logits[:, 0] + end_logits[:, 0]))
-    # Never empty: each context token starts a span in the window where it has
-    # the most context.
-    best_score = float(scores[valid].max())
-    if null_threshold is not None and no_answer_score - best_score > null_threshold:
-        return _no_answer(model, question, context, no_answer_score)
+    A band of `max_answer_length` spans per start token, not a full L x L matrix.
+    A span is valid when it starts at a context token where its window gives the
+    most context and ends at a context token of the same window.
 
-    # Probabilities over every valid span of every window.
-    valid_scores = np.where(valid, scores, -np.inf)
-    span_probabilities = softmax(valid_scores.reshape(-1)).reshape(valid.shape)
-    start_probabilities = softmax(np.where(real, start_logits, -np.inf))
-    end_probabilities = softmax(np.where(real, end_logits, -np.inf))
+    Attributes:
+        scores: (W, L, A) `start_logit + end_logit`.
+        valid: (W, L, A) bool.
+        end_index: (L, A) the last token of each span, clipped to the window.
+        offsets: (W, L, 2) character offsets of every window's tokens.
+        start_probabilities, end_probabilities: (W, L) softmax over each window's
+            real tokens.
+        max_answer_length: A.
+    """
 
-    # Each span widened to whole words: (W, L, A) start and end token of its words.
-    word_start, word_end = _word_edges(tokenizer, windows, length)
-    window_rows = np.arange(len(windows))[:, None, None]
-    wide_start = np.broadcast_to(word_start[:, :, None], valid.shape)
-    wide_end = word_end[window_rows, end_index[None]]
-    whole = (
-        valid
-        & (wide_start >= 0)
-        & (wide_end >= 0)
-        & (wide_end - wide_start < max_answer_length)
-    )
-    # A context whose only spans cut words (one long word, a tiny max_answer_length)
-    # still gets answers: its token spans as they are.
-    if whole.any():
-        valid_scores = np.where(whole, scores, -np.inf)
-    else:
-        wide_start = np.broadcast_to(np.arange(length)[None, :, None], valid.shape)
-        wide_end = np.broadcast_to(end_index[None], valid.shape)
+    def __init__(self, windows, start_logits, end_logits, max_answer_length):
+        length = start_logits.shape[1]
+        self.offsets = np.zeros((len(windows), length, 2), dtype=np.int64)
+        starts_allowed = np.zeros((len(windows), length), dtype=bool)
+        ends_allowed = np.zeros((len(windows), length), dtype=bool)
+        real = np.zeros((len(windows), length), dtype=bool)
+        for index, window in enumerate(windows):
+            self.offsets[index, : len(window)] = window.offsets
+            starts_allowed[index, : len(window)] = window.max_context
+            ends_allowed[index, : len(window)] = window.context_mask
+            real[index, : len(window)] = True
+        end_index = np.arange(length)[:, None] + np.arange(max_answer_length)[None, :]  # (L, A)
+        in_range = end_index < length
+        self.end_index = np.minimum(end_index, length - 1)
+        self.scores = start_logits[:, :, None] + end_logits[:, self.end_index]  # (W, L, A)
+        self.valid = (
+            starts_allowed[:, :, None] & ends_allowed[:, self.end_index] & in_range[None]
+        )
+        self.start_probabilities = softmax(np.where(real, start_logits, -np.inf))
+        self.end_probabilities = softmax(np.where(real, end_logits, -np.inf))
+        self.max_answer_length = max_answer_length
 
+    def span_probabilities(self):
+        """(W, L, A) probabilities over every valid span of every window."""
+        valid_scores = np.where(self.valid, self.scores, -np.inf)
+        return softmax(valid_scores.reshape(-1)).reshape(self.valid.shape)
+
+    def whole_word_spans(self, tokenizer, windows):
+        """`(ranking_scores, wide_start, wide_end)`, each (W, L, A): the spans widened
+        to the words their first and last tokens belong to.
+
+        A span whose words run past its window or past `max_answer_length` tokens
+        scores -inf. A context whose only spans cut words (one long word, a tiny
+        `max_answer_length`) keeps its token spans as they are.
+        """
+        length = self.scores.shape[1]
+        word_start, word_end = _word_edges(tokenizer, windows, length)
+        window_rows = np.arange(len(windows))[:, None, None]
+        wide_start = np.broadcast_to(word_start[:, :, None], self.valid.shape)
+        wide_end = word_end[window_rows, self.end_index[None]]
+        whole = (
+            self.valid
+            & (wide_start >= 0)
+            & (wide_end >= 0)
+            & (wide_end - wide_start < self.max_answer_length)
+        )
+        if whole.any():
+            return np.where(whole, self.scores, -np.inf), wide_start, wide_end
+        wide_start = np.broadcast_to(np.arange(length)[None, :, None], self.valid.shape)
+        wide_end = np.broadcast_to(self.end_index[None], self.valid.shape)
+        return np.where(self.valid, self.scores, -np.inf), wide_start, wide_end
+
+
+def _best_answers(tokenizer, windows, context, spans, top_k):
+    """The `top_k` best `AnswerSpan`s, each once by its characters, best first."""
+    probabilities = spans.span_probabilities()
+    ranking_scores, wide_start, wide_end = spans.whole_word_spans(tokenizer, windows)
     answers = []
-    for window, start, extra in _ranked_spans(valid_scores.reshape(-1), valid.shape, top_k):
+    for window, start, extra in _ranked_spans(ranking_scores.reshape(-1), spans.valid.shape, top_k):
         first, last = wide_start[window, start, extra], wide_end[window, start, extra]
-        start_char, end_char = int(offsets[window, first, 0]), int(offsets[window, last, 1])
+        start_char = int(spans.offsets[window, first, 0])
+        end_char = int(spans.offsets[window, last, 1])
         if any((start_char, end_char) == (known.start, known.end) for known in answers):
             continue
         answers.append(
-            Answer(
+            AnswerSpan(
                 text=context[start_char:end_char],
                 start=start_char,
                 end=end_char,
-                score=float(scores[window, start, extra]),
-                probability=float(span_probabilities[window, start, extra]),
-                start_probability=float(start_probabilities[window, start]),
-                end_probability=float(end_probabilities[window, start + extra]),
+                score=float(spans.scores[window, start, extra]),
+                probability=float(probabilities[window, start, extra]),
+                start_probability=float(spans.start_probabilities[window, start]),
+                end_probability=float(spans.end_probabilities[window, start + extra]),
                 window=int(window),
             )
         )
         if len(answers) == top_k:
             break
+    return tuple(answers)
+
+
+def _result(model, question, context, answers, no_answer_score):
+    """The `AnswerResult`; no answers means "no answer" (`is_impossible`)."""
     return AnswerResult(
         question=question,
         context=context,
-        answers=tuple(answers),
+        answers=answers,
         no_answer_score=no_answer_score,
-        is_impossible=False,
-        head_trained=head_trained(model),
-    )
-
-
-def _no_answer(model, question, context, no_answer_score):
-    return AnswerResult(
-        question=question,
-        context=context,
-        answers=(),
-        no_answer_score=no_answer_score,
-        is_impossible=True,
+        is_impossible=not answers,
         head_trained=head_trained(model),
     )
 
@@ -253,14 +268,3 @@ def _word_edges(tokenizer, windows, length):
             end_of < len(positions), positions[np.minimum(end_of, len(positions) - 1)], -1
         )
     return word_start, word_end
-
-
-def _window_logits(model, tokenizer, windows, batch_size):
-    """Start and end logits `(W, L)` of every window, L the windows' bucket length."""
-    starts, ends = [None] * len(windows), [None] * len(windows)
-    batches = predict_in_batches(model, tokenizer, windows, batch_size, same_length=True)
-    for rows, outputs in batches:
-        for index, row in enumerate(rows):
-            starts[row] = outputs["start_logits"][index]
-            ends[row] = outputs["end_logits"][index]
-    return np.stack(starts).astype(np.float32), np.stack(ends).astype(np.float32)

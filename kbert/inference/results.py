@@ -109,8 +109,8 @@ class MaskWordScores:
 
 
 @dataclass(frozen=True)
-class Answer:
-    """One answer span: `context[start:end] == text`, always.
+class AnswerSpan:
+    """One predicted answer span: `context[start:end] == text`, always.
 
     Args:
         text: the answer, an exact substring of the context.
@@ -141,7 +141,7 @@ class AnswerResult:
     Args:
         question: the caller's question.
         context: the caller's context.
-        answers: tuple of `Answer`, best first; empty when `is_impossible`.
+        answers: tuple of `AnswerSpan`, best first; empty when `is_impossible`.
         no_answer_score: the "no answer" score of SQuAD 2.0 models, the smallest
             `start_logit + end_logit` at `[CLS]` over the windows; None when the
             context is empty (no window, no model call).
@@ -205,7 +205,7 @@ class TokenEmbeddings:
             that fitted.
         offsets: `L` `(start, end)` character offsets: into `text` where
             `sequence_ids` is 0, into `pair` where it is 1; `(0, 0)` for the
-            `[CLS]` and `[SEP]` added by packing.
+            `[CLS]` and `[SEP]` added by segment packing.
         sequence_ids: `L` ints: 0 for tokens of `text`, 1 for tokens of `pair`, -1
             for the added `[CLS]` and `[SEP]`.
         vectors: float32 array (L, D), one row per token (D is the hidden size,

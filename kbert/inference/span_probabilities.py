@@ -2,7 +2,7 @@
 
 `answer` ranks whole spans; this shows the two distributions the spans are made of,
 for views that shade a passage token by token. The context is windowed exactly as
-`answer` windows it (same helpers, same arguments), and each token keeps the
+`answer` windows it (same helpers, same `QuestionWindowing`), and each token keeps the
 character offsets of the caller's string.
 """
 
@@ -11,12 +11,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from kbert.argument_checks import check_positive_int
-from kbert.data.qa_windows import make_qa_windows
-from kbert.inference.model_io import DEFAULT_BATCH_SIZE
+from kbert.data.question_windowing import QuestionWindowing
+from kbert.inference.context_windows import context_windows
+from kbert.inference.context_windows import window_logits
 from kbert.inference.model_io import resolve_tokenizer
-from kbert.inference.model_io import sequence_limit
 from kbert.inference.model_io import softmax
-from kbert.inference.question_answering import _window_logits
+from kbert.preprocessing.length_buckets import DEFAULT_BATCH_SIZE
 
 
 @dataclass(frozen=True)
@@ -29,7 +29,7 @@ class SpanProbabilities:
         spans: tuple of `(start, end)` character offsets, one per context token, in
             text order: `context[start:end]` is the token's text.
         start_probabilities: tuple of floats, one per token: the softmax of a
-            window's start logits over its tokens (as `Answer.start_probability`),
+            window's start logits over its tokens (as `AnswerSpan.start_probability`),
             the largest over the windows that hold the token.
         end_probabilities: the same for the end logits.
         num_windows: how many windows the context was cut into (0 for a context
@@ -49,9 +49,7 @@ def span_probabilities(
     tokenizer,
     question,
     context,
-    doc_stride=128,
-    max_length=384,
-    max_question_length=64,
+    windowing=QuestionWindowing(),
     batch_size=DEFAULT_BATCH_SIZE,
 ):
     """The start and end probability of every context token, over all windows.
@@ -66,9 +64,9 @@ def span_probabilities(
         tokenizer: a `BertTokenizer`; None uses `model.tokenizer`.
         question: the question string.
         context: the context string, of any length (windowed).
-        doc_stride: context tokens between the starts of consecutive windows.
-        max_length: tokens per window; capped at the model's `max_positions`.
-        max_question_length: longer questions are truncated, with a warning.
+        windowing: how the context is cut into windows, a `QuestionWindowing`,
+            as `answer` takes it; its `max_length` is capped at the model's
+            `max_positions`.
         batch_size: windows per forward pass.
 
     Returns:
@@ -88,18 +86,10 @@ def span_probabilities(
     """
     tokenizer = resolve_tokenizer(model, tokenizer)
     batch_size = check_positive_int("batch_size", batch_size)
-    max_length = min(check_positive_int("max_length", max_length), sequence_limit(model, tokenizer))
-    windows = make_qa_windows(
-        tokenizer,
-        question,
-        context,
-        max_length=max_length,
-        doc_stride=doc_stride,
-        max_question_length=max_question_length,
-    )
+    windows = context_windows(model, tokenizer, question, context, windowing)
     if not windows:
         return SpanProbabilities(question, context, (), (), (), 0)
-    start_logits, end_logits = _window_logits(model, tokenizer, windows, batch_size)
+    start_logits, end_logits = window_logits(model, tokenizer, windows, batch_size)
 
     num_tokens = windows[0].num_context_tokens
     offsets = np.zeros((num_tokens, 2), dtype=np.int64)

@@ -12,13 +12,13 @@ Word labels are decoded into entities as seqeval's default mode does
 import numpy as np
 
 from kbert.argument_checks import check_positive_int
-from kbert.inference.model_io import DEFAULT_BATCH_SIZE
 from kbert.inference.model_io import predict_in_batches
 from kbert.inference.model_io import resolve_tokenizer
 from kbert.inference.model_io import sequence_limit
 from kbert.inference.model_io import softmax
 from kbert.inference.results import EntitySpan
 from kbert.metrics import extract_entities
+from kbert.preprocessing.length_buckets import DEFAULT_BATCH_SIZE
 from kbert.preprocessing.text_encoding import as_text_list
 from kbert.preprocessing.text_encoding import encode_texts
 

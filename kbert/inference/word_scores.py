@@ -17,8 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from kbert.argument_checks import check_positive_int
-from kbert.inference.fill_mask import _check_masks
-from kbert.inference.model_io import DEFAULT_BATCH_SIZE
+from kbert.inference.fill_mask import check_masks
 from kbert.inference.model_io import batch_indices
 from kbert.inference.model_io import model_buckets
 from kbert.inference.model_io import pad_batch
@@ -29,6 +28,7 @@ from kbert.inference.model_io import softmax
 from kbert.inference.results import MaskWordScores
 from kbert.inference.results import WordScore
 from kbert.inference.results import substitute_spans
+from kbert.preprocessing.length_buckets import DEFAULT_BATCH_SIZE
 from kbert.preprocessing.text_encoding import encode_texts
 
 
@@ -82,41 +82,14 @@ def score_words(model, tokenizer, text, words, batch_size=DEFAULT_BATCH_SIZE):
     batch_size = check_positive_int("batch_size", batch_size)
     limit = sequence_limit(model, tokenizer)
     (encoding,) = encode_texts(tokenizer, [text], None, limit)
-    _check_masks(tokenizer, [text], [encoding])
+    check_masks(tokenizer, [text], [encoding])
     token_ids = np.asarray(encoding.token_ids, dtype=np.int32)
     positions = np.flatnonzero(token_ids == tokenizer.mask_token_id)
     pieces = [tuple(tokenizer.tokenize(word)) for word in words]
-
-    steps, reasons = [], {}
-    for mask, position in enumerate(positions):
-        for index, word_pieces in enumerate(pieces):
-            reason = _unscorable(tokenizer, word_pieces, len(token_ids), limit)
-            if reason:
-                reasons[mask, index] = reason
-                continue
-            ids = [tokenizer.token_to_id(piece) for piece in word_pieces]
-            for known in range(len(ids)):
-                masks = [tokenizer.mask_token_id] * (len(ids) - known)
-                filled = np.concatenate(
-                    [token_ids[:position], ids[:known], masks, token_ids[position + 1 :]]
-                ).astype(np.int32)
-                owner = (mask, index)
-                steps.append(
-                    _Step(filled, np.zeros_like(filled), position + known, ids[known], owner)
-                )
-
-    probabilities = np.ones((len(positions), len(words)), dtype=np.float64)
-    buckets = model_buckets(model)
-    for rows in batch_indices([len(step) for step in steps], batch_size):
-        batch = [steps[row] for row in rows]
-        inputs = pad_batch(tokenizer, batch, buckets)
-        queries = np.zeros((len(inputs["token_ids"]), 1), dtype=np.int32)
-        queries[: len(batch), 0] = [step.query for step in batch]
-        inputs["mask_positions"] = queries
-        piece_probabilities = softmax(predict(model, inputs)[: len(batch), 0])  # (R, V)
-        for row, step in enumerate(batch):
-            probabilities[step.owner] *= float(piece_probabilities[row, step.piece_id])
-
+    steps, reasons = _chain_steps(tokenizer, token_ids, positions, pieces, limit)
+    probabilities = _chain_probabilities(
+        model, tokenizer, steps, (len(positions), len(words)), batch_size
+    )
     results = []
     for mask, position in enumerate(positions):
         start, end = (int(offset) for offset in encoding.offsets[position])
@@ -134,6 +107,49 @@ def score_words(model, tokenizer, text, words, batch_size=DEFAULT_BATCH_SIZE):
         )
         results.append(MaskWordScores(int(position), start, end, scores))
     return tuple(results)
+
+
+def _chain_steps(tokenizer, token_ids, positions, pieces, limit):
+    """The model inputs of the chain rule: one `_Step` per piece of every word at every mask.
+
+    Returns:
+        `(steps, reasons)`: the steps, and `{(mask, word): why}` for the words that
+        cannot be scored at a mask (they get no steps).
+    """
+    steps, reasons = [], {}
+    for mask, position in enumerate(positions):
+        for index, word_pieces in enumerate(pieces):
+            reason = _unscorable(tokenizer, word_pieces, len(token_ids), limit)
+            if reason:
+                reasons[mask, index] = reason
+                continue
+            ids = [tokenizer.token_to_id(piece) for piece in word_pieces]
+            for known in range(len(ids)):
+                masks = [tokenizer.mask_token_id] * (len(ids) - known)
+                filled = np.concatenate(
+                    [token_ids[:position], ids[:known], masks, token_ids[position + 1 :]]
+                ).astype(np.int32)
+                owner = (mask, index)
+                steps.append(
+                    _Step(filled, np.zeros_like(filled), position + known, ids[known], owner)
+                )
+    return steps, reasons
+
+
+def _chain_probabilities(model, tokenizer, steps, shape, batch_size):
+    """(masks, words) float64: the product of each owner's step probabilities."""
+    probabilities = np.ones(shape, dtype=np.float64)
+    buckets = model_buckets(model)
+    for rows in batch_indices([len(step) for step in steps], batch_size):
+        batch = [steps[row] for row in rows]
+        inputs = pad_batch(tokenizer, batch, buckets)
+        queries = np.zeros((len(inputs["token_ids"]), 1), dtype=np.int32)
+        queries[: len(batch), 0] = [step.query for step in batch]
+        inputs["mask_positions"] = queries
+        piece_probabilities = softmax(predict(model, inputs)[: len(batch), 0])  # (R, V)
+        for row, step in enumerate(batch):
+            probabilities[step.owner] *= float(piece_probabilities[row, step.piece_id])
+    return probabilities
 
 
 def _checked_words(words):

@@ -141,6 +141,39 @@ def squad_scores(predictions, answers, no_answer_probabilities=None, null_thresh
     if not gold:
         raise ValueError("`answers` is empty; there is nothing to score.")
     question_ids = list(gold)
+    predicted_texts = _predicted_texts(predictions, question_ids)
+    # The script maximises exact match and F1 separately over the gold answers.
+    raw_exact, raw_f1 = np.array(
+        [
+            np.max([_exact_and_f1(gold_text, predicted_text) for gold_text in gold[question_id]], axis=0)
+            for question_id, predicted_text in zip(question_ids, predicted_texts)
+        ],
+        dtype=np.float64,
+    ).T
+    # As the script: answerable means "has gold answers", even ones that normalise to "".
+    has_answer = np.array([len(answer_lists[question_id]) > 0 for question_id in question_ids])
+    probabilities, visit_order = _no_answer_probabilities(no_answer_probabilities, question_ids)
+    predicted_null = probabilities > null_threshold
+    exact = np.where(predicted_null, (~has_answer).astype(np.float64), raw_exact)
+    f1 = np.where(predicted_null, (~has_answer).astype(np.float64), raw_f1)
+
+    results = {"exact_match": _percent(exact), "f1": _percent(f1), "total": len(question_ids)}
+    for prefix, selected in (("HasAns", has_answer), ("NoAns", ~has_answer)):
+        if selected.any():
+            results[f"{prefix}_exact"] = _percent(exact[selected])
+            results[f"{prefix}_f1"] = _percent(f1[selected])
+            results[f"{prefix}_total"] = int(np.count_nonzero(selected))
+    if no_answer_probabilities is not None:
+        predicted_empty = np.array([not text for text in predicted_texts])
+        for name, raw in (("exact", raw_exact), ("f1", raw_f1)):
+            best, threshold = _best_threshold(raw, predicted_empty, has_answer, probabilities, visit_order)
+            results[f"best_{name}"] = best
+            results[f"best_{name}_thresh"] = threshold
+    return results
+
+
+def _predicted_texts(predictions, question_ids):
+    """The prediction of every question, in order; "" (with a warning) where none is given."""
     predicted = _as_mapping(predictions, "predictions", question_ids)
     missing = [question_id for question_id in question_ids if question_id not in predicted]
     if missing:
@@ -154,52 +187,29 @@ def squad_scores(predictions, answers, no_answer_probabilities=None, null_thresh
     bad = next((text for text in predicted_texts if not isinstance(text, str)), None)
     if bad is not None:
         raise ValueError(f"Predictions must be strings. Received {bad!r}.")
+    return predicted_texts
 
-    # The script maximises exact match and F1 separately over the gold answers.
-    raw_exact, raw_f1 = np.array(
-        [
-            np.max([_exact_and_f1(gold_text, predicted_text) for gold_text in gold[question_id]], axis=0)
-            for question_id, predicted_text in zip(question_ids, predicted_texts)
-        ],
-        dtype=np.float64,
-    ).T
-    # As the script: answerable means "has gold answers", even ones that normalise to "".
-    has_answer = np.array([len(answer_lists[question_id]) > 0 for question_id in question_ids])
 
+def _no_answer_probabilities(no_answer_probabilities, question_ids):
+    """`(probabilities, visit_order)`: the no-answer probability of every question (0
+    without them) and the order the threshold search visits ties in."""
     if no_answer_probabilities is None:
-        probabilities = np.zeros(len(question_ids))
-        visit_order = np.arange(len(question_ids))
-    else:
-        probability_map = _as_mapping(no_answer_probabilities, "no_answer_probabilities", question_ids)
-        absent = [question_id for question_id in question_ids if question_id not in probability_map]
-        if absent:
-            raise ValueError(
-                f"`no_answer_probabilities` lacks {len(absent)} question ids, e.g. {absent[0]!r}."
-            )
-        probabilities = np.array(
-            [probability_map[question_id] for question_id in question_ids], dtype=np.float64
+        return np.zeros(len(question_ids)), np.arange(len(question_ids))
+    probability_map = _as_mapping(no_answer_probabilities, "no_answer_probabilities", question_ids)
+    absent = [question_id for question_id in question_ids if question_id not in probability_map]
+    if absent:
+        raise ValueError(
+            f"`no_answer_probabilities` lacks {len(absent)} question ids, e.g. {absent[0]!r}."
         )
-        # The script breaks ties in the order of the probabilities file.
-        position = {question_id: index for index, question_id in enumerate(question_ids)}
-        visit_order = np.array([position[key] for key in probability_map if key in position], dtype=np.int64)
-    predicted_null = probabilities > null_threshold
-    exact = np.where(predicted_null, (~has_answer).astype(np.float64), raw_exact)
-    f1 = np.where(predicted_null, (~has_answer).astype(np.float64), raw_f1)
+    probabilities = np.array(
+        [probability_map[question_id] for question_id in question_ids], dtype=np.float64
+    )
+    # The script breaks ties in the order of the probabilities file.
+    position = {question_id: index for index, question_id in enumerate(question_ids)}
+    visit_order = np.array([position[key] for key in probability_map if key in position], dtype=np.int64)
+    return probabilities, visit_order
 
-    def percent(values):
-        # Python's sum adds in order, as the script does, so the figures match it bit for bit.
-        return 100.0 * sum(values.tolist()) / len(values)
 
-    results = {"exact_match": percent(exact), "f1": percent(f1), "total": len(question_ids)}
-    for prefix, selected in (("HasAns", has_answer), ("NoAns", ~has_answer)):
-        if selected.any():
-            results[f"{prefix}_exact"] = percent(exact[selected])
-            results[f"{prefix}_f1"] = percent(f1[selected])
-            results[f"{prefix}_total"] = int(np.count_nonzero(selected))
-    if no_answer_probabilities is not None:
-        predicted_empty = np.array([not text for text in predicted_texts])
-        for name, raw in (("exact", raw_exact), ("f1", raw_f1)):
-            best, threshold = _best_threshold(raw, predicted_empty, has_answer, probabilities, visit_order)
-            results[f"best_{name}"] = best
-            results[f"best_{name}_thresh"] = threshold
-    return results
+def _percent(values):
+    # Python's sum adds in order, as the script does, so the figures match it bit for bit.
+    return 100.0 * sum(values.tolist()) / len(values)

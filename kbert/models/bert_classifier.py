@@ -1,15 +1,16 @@
 import keras
 
-from kbert.models.bert_task import BertTask
-from kbert.models.label_head import LabelHead
+from kbert.inference.classification import classify
+from kbert.models.inference_method import InferenceMethod
+from kbert.models.label_task import LabelTask
 from kbert.preprocessing.text_classifier_preprocessor import TextClassifierPreprocessor
 
 
 @keras.saving.register_keras_serializable(package="kbert")
-class BertClassifier(BertTask):
+class BertClassifier(LabelTask):
     """Classifies one text or a text pair from the pooled [CLS] representation.
 
-    Inputs: the backbone's dict (a pair is packed by the tokenizer with segment ids),
+    Inputs: the backbone's dict (a pair is segment-packed by the tokenizer),
     or, in `fit`/`evaluate`/`predict`, raw texts: a list of strings, `(texts, pairs)`,
     or a dict with "text" and "pair" (see `TextClassifierPreprocessor`); labels may be
     class ids or, with `label_names`, label strings.
@@ -23,50 +24,10 @@ class BertClassifier(BertTask):
             `hidden_dropout`, as in BERT.
     """
 
+    head_input = "pooled_output"
+    head_name = "classifier"
     head_layer_names = ("classifier_head",)
     preprocessor_class = TextClassifierPreprocessor
     fine_tuning_task = "classification"
-
-    def __init__(self, backbone, num_classes=None, label_names=None, dropout=None, **kwargs):
-        head = LabelHead(backbone, num_classes, label_names, dropout, name="classifier")
-        # === Functional model ===
-        inputs = self._task_inputs(backbone)
-        outputs = head(backbone(inputs)["pooled_output"])
-        self._finish_init(backbone, inputs, outputs, **kwargs)
-        # === Config ===
-        self.num_classes, self.label_names, self.dropout = head.config()
-
-    def classify(self, text_or_texts, pairs=None, tokenizer=None, batch_size=32):
-        """Label probabilities for one or several texts (or text pairs).
-
-        See `kbert.inference.classify` for the details.
-
-        Args:
-            text_or_texts: a string or a list of strings.
-            pairs: None, or the second text of each pair (string or list).
-            tokenizer: overrides `self.tokenizer`.
-            batch_size: texts per forward pass.
-
-        Returns:
-            A `kbert.inference.Classification` for a string, a list for a list;
-            labels are `label_names`, else "0", "1", ...
-
-        Examples:
-
-        >>> model = BertClassifier.from_preset("path/to/preset")
-        >>> model.classify("A wonderful film.").label
-        'positive'
-        """
-        from kbert.inference.classification import classify
-
-        return classify(self, tokenizer, text_or_texts, pairs=pairs, batch_size=batch_size)
-
-    def preprocessor_arguments(self):
-        return {"label_names": self.label_names, "num_classes": self.num_classes}
-
-    def task_config(self):
-        return {
-            "num_classes": self.num_classes,
-            "label_names": self.label_names,
-            "dropout": self.dropout,
-        }
+    # `model.classify(...)` is `kbert.inference.classify(model, model.tokenizer, ...)`.
+    classify = InferenceMethod(classify)

@@ -1,7 +1,9 @@
 import keras
 
+from kbert.inference.fill_mask import fill_mask
 from kbert.layers.masked_lm_head import MaskedLMHead
 from kbert.models.bert_task import BertTask
+from kbert.models.inference_method import InferenceMethod
 from kbert.preprocessing.masked_lm_preprocessor import MaskedLMPreprocessor
 
 
@@ -26,6 +28,8 @@ class BertMaskedLM(BertTask):
     extra_inputs = ("mask_positions",)
     head_layer_names = ("masked_lm_head",)
     preprocessor_class = MaskedLMPreprocessor
+    # `model.fill_mask(...)` is `kbert.inference.fill_mask(model, model.tokenizer, ...)`.
+    fill_mask = InferenceMethod(fill_mask)
 
     def __init__(self, backbone, head_activation=None, head_layer_norm_epsilon=None, **kwargs):
         # === Layers ===
@@ -62,40 +66,3 @@ class BertMaskedLM(BertTask):
             "head_activation": self.head_activation,
             "head_layer_norm_epsilon": self.head_layer_norm_epsilon,
         }
-
-    def fill_mask(
-        self, text_or_texts, top_k=5, targets=None, joint=False, tokenizer=None, batch_size=32
-    ):
-        """The most probable tokens at each `[MASK]` of one or several texts.
-
-        See `kbert.inference.fill_mask` for the details.
-
-        Args:
-            text_or_texts: a string or a list of strings, each with a `[MASK]`.
-            top_k: candidates per mask.
-            targets: optional list of words (single vocabulary tokens) to score
-                at each mask instead of the whole vocabulary.
-            joint: fill several masks one at a time, most confident first.
-            tokenizer: overrides `self.tokenizer`.
-            batch_size: texts per forward pass.
-
-        Returns:
-            A `kbert.inference.FillMaskResult` for a string, a list for a list.
-
-        Examples:
-
-        >>> model = BertMaskedLM.from_preset("path/to/preset")
-        >>> model.fill_mask("The [MASK] sat.").masks[0].candidates[0].token
-        'cat'
-        """
-        from kbert.inference.fill_mask import fill_mask
-
-        return fill_mask(
-            self,
-            tokenizer,
-            text_or_texts,
-            top_k=top_k,
-            targets=targets,
-            joint=joint,
-            batch_size=batch_size,
-        )

@@ -5,14 +5,14 @@ import warnings
 import keras
 import numpy as np
 
+from kbert.inference.embedding import embed
 from kbert.models.bert_backbone import BertBackbone
+from kbert.models.inference_method import InferenceMethod
 from kbert.models.input_validation import validate_inputs
+from kbert.preprocessing.length_buckets import DEFAULT_BATCH_SIZE
 from kbert.training.bert_adamw import BertAdamW
 
 logger = logging.getLogger("kbert.models")
-
-# The batch size of `fit`/`evaluate`/`predict` on raw strings when none is given (Keras').
-DEFAULT_BATCH_SIZE = 32
 
 
 class BertTask(keras.Model):
@@ -44,6 +44,9 @@ class BertTask(keras.Model):
     fine_tuning_task = None
     # The backbone class `from_preset` builds.
     backbone_class = BertBackbone
+    # `model.embed(...)` is `kbert.inference.embed(model, model.tokenizer, ...)`: the
+    # backbone's hidden states as features, whatever the head.
+    embed = InferenceMethod(embed)
 
     def _task_inputs(self, backbone):
         inputs = dict(backbone.input)

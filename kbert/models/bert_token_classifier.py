@@ -1,13 +1,14 @@
 import keras
 
-from kbert.models.bert_task import BertTask
-from kbert.models.label_head import LabelHead
+from kbert.inference.token_tagging import tag
+from kbert.models.inference_method import InferenceMethod
+from kbert.models.label_task import LabelTask
 from kbert.preprocessing.token_classifier_preprocessor import TokenClassifierPreprocessor
 from kbert.training.ignore_class_accuracy import IgnoreClassAccuracy
 
 
 @keras.saving.register_keras_serializable(package="kbert")
-class BertTokenClassifier(BertTask):
+class BertTokenClassifier(LabelTask):
     """Labels every token (named entities, part of speech, ...).
 
     Inputs: the backbone's dict, or, in `fit`/`evaluate`/`predict`, raw examples: lists
@@ -24,59 +25,16 @@ class BertTokenClassifier(BertTask):
         dropout: dropout before the tagging layer; defaults to the backbone's.
     """
 
+    head_input = "sequence_output"
+    head_name = "token_classifier"
     head_layer_names = ("token_classifier_head",)
     preprocessor_class = TokenClassifierPreprocessor
     fine_tuning_task = "token-classification"
-
-    def __init__(self, backbone, num_classes=None, label_names=None, dropout=None, **kwargs):
-        head = LabelHead(backbone, num_classes, label_names, dropout, name="token_classifier")
-        # === Functional model ===
-        inputs = self._task_inputs(backbone)
-        outputs = head(backbone(inputs)["sequence_output"])
-        self._finish_init(backbone, inputs, outputs, **kwargs)
-        # === Config ===
-        self.num_classes, self.label_names, self.dropout = head.config()
-
-    def tag(self, text_or_texts, aggregation="first", tokenizer=None, batch_size=32):
-        """The entity spans of one or several texts.
-
-        See `kbert.inference.tag` for the details.
-
-        Args:
-            text_or_texts: a string or a list of strings.
-            aggregation: "first" (a word's label from its first sub-word, as in
-                training) or "average" (mean over its sub-words).
-            tokenizer: overrides `self.tokenizer`.
-            batch_size: texts per forward pass.
-
-        Returns:
-            A list of `kbert.inference.EntitySpan` for a string, a list of such
-            lists for a list; `text[span.start:span.end] == span.text`.
-
-        Examples:
-
-        >>> model = BertTokenClassifier.from_preset("path/to/preset")
-        >>> [(span.label, span.text) for span in model.tag("Ada visited Paris.")]
-        [('PER', 'Ada'), ('LOC', 'Paris')]
-        """
-        from kbert.inference.token_tagging import tag
-
-        return tag(
-            self, tokenizer, text_or_texts, aggregation=aggregation, batch_size=batch_size
-        )
+    # `model.tag(...)` is `kbert.inference.tag(model, model.tokenizer, ...)`.
+    tag = InferenceMethod(tag)
 
     def default_loss(self):
         return keras.losses.SparseCategoricalCrossentropy(from_logits=True, ignore_class=-100)
 
     def default_metrics(self):
         return [IgnoreClassAccuracy(ignore_class=-100, name="accuracy")]
-
-    def preprocessor_arguments(self):
-        return {"label_names": self.label_names, "num_classes": self.num_classes}
-
-    def task_config(self):
-        return {
-            "num_classes": self.num_classes,
-            "label_names": self.label_names,
-            "dropout": self.dropout,
-        }

@@ -1,27 +1,37 @@
-"""From what users have (strings, labels) to model inputs: tokenizing, packing, batching.
+"""From what users have (strings, labels) to model inputs: tokenizing, segment packing, batching.
 
 Each task model carries a preprocessor (`model.preprocessor`), so that `fit`,
 `evaluate` and `predict` take raw strings. Batches are padded to a few length buckets
 (`length_buckets`, `BucketedDataset`), so a compiled step is traced for a handful of
-shapes.
+shapes; `DEFAULT_BATCH_SIZE` is the one batch size used wherever none is given.
+
+Names load lazily (`kbert.lazy_imports`): the batch shapes (`length_buckets`) import
+no Keras, so the command line's parser and the configs can use them.
 """
 
-from kbert.preprocessing.bert_preprocessor import BertPreprocessor
-from kbert.preprocessing.bucketed_dataset import BucketedDataset
-from kbert.preprocessing.masked_lm_preprocessor import MaskedLMPreprocessor
-from kbert.preprocessing.pretrainer_preprocessor import PretrainerPreprocessor
-from kbert.preprocessing.question_answerer_preprocessor import QuestionAnswererPreprocessor
-from kbert.preprocessing.task_features import TaskFeatures
-from kbert.preprocessing.text_classifier_preprocessor import TextClassifierPreprocessor
-from kbert.preprocessing.token_classifier_preprocessor import TokenClassifierPreprocessor
+from kbert.lazy_imports import lazy_attributes
+from kbert.lazy_imports import names_by_module
 
-__all__ = [
-    "BertPreprocessor",
-    "BucketedDataset",
-    "MaskedLMPreprocessor",
-    "PretrainerPreprocessor",
-    "QuestionAnswererPreprocessor",
-    "TaskFeatures",
-    "TextClassifierPreprocessor",
-    "TokenClassifierPreprocessor",
-]
+_PUBLIC_NAMES = names_by_module(
+    {
+        "kbert.preprocessing.bert_preprocessor": ("BertPreprocessor",),
+        "kbert.preprocessing.bucketed_dataset": ("BucketedDataset",),
+        "kbert.preprocessing.length_buckets": (
+            "DEFAULT_BATCH_SIZE",
+            "DEFAULT_LENGTH_BUCKETS",
+            "INFERENCE_LENGTH_BUCKETS",
+            "bucket_length",
+            "length_buckets",
+            "pad_to_bucket",
+        ),
+        "kbert.preprocessing.masked_lm_preprocessor": ("MaskedLMPreprocessor",),
+        "kbert.preprocessing.pretrainer_preprocessor": ("PretrainerPreprocessor",),
+        "kbert.preprocessing.question_answerer_preprocessor": ("QuestionAnswererPreprocessor",),
+        "kbert.preprocessing.task_features": ("TaskFeatures",),
+        "kbert.preprocessing.text_classifier_preprocessor": ("TextClassifierPreprocessor",),
+        "kbert.preprocessing.token_classifier_preprocessor": ("TokenClassifierPreprocessor",),
+    }
+)
+
+__all__ = sorted(_PUBLIC_NAMES)
+__getattr__, __dir__ = lazy_attributes(__name__, _PUBLIC_NAMES)

@@ -4,6 +4,7 @@ import numpy as np
 
 from kbert.argument_checks import check_positive_int
 from kbert.preprocessing.bucketed_dataset import BucketedDataset
+from kbert.preprocessing.length_buckets import DEFAULT_BATCH_SIZE
 from kbert.preprocessing.length_buckets import bucket_length
 from kbert.preprocessing.length_buckets import length_buckets
 from kbert.preprocessing.task_features import TaskFeatures
@@ -83,7 +84,7 @@ class BertPreprocessor:
         x,
         y=None,
         sample_weight=None,
-        batch_size=32,
+        batch_size=DEFAULT_BATCH_SIZE,
         shuffle=False,
         seed=0,
         predict=False,

@@ -6,6 +6,7 @@ import keras
 import numpy as np
 
 from kbert.argument_checks import check_positive_int
+from kbert.preprocessing.length_buckets import DEFAULT_BATCH_SIZE
 from kbert.preprocessing.length_buckets import bucket_length
 from kbert.preprocessing.length_buckets import length_buckets
 
@@ -34,8 +35,8 @@ class BucketedDataset(keras.utils.PyDataset):
     own batch shuffling would draw from Python's global random state.
 
     Args:
-        token_ids: sequence of 1-D int arrays, one per example (packed by the
-            tokenizer: `[CLS] ... [SEP]`).
+        token_ids: sequence of 1-D int arrays, one per example (segment-packed by
+            the tokenizer: `[CLS] ... [SEP]`).
         segment_ids: sequence of 1-D int arrays of the same lengths; None for zeros.
         labels: None (inputs only, e.g. for `predict`), or a structure whose leaves
             are per-example labels: an array with one entry per example (a class id,
@@ -68,7 +69,7 @@ class BucketedDataset(keras.utils.PyDataset):
         token_ids,
         segment_ids=None,
         labels=None,
-        batch_size=32,
+        batch_size=DEFAULT_BATCH_SIZE,
         buckets=None,
         shuffle=True,
         seed=0,

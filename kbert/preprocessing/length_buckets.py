@@ -1,4 +1,4 @@
-"""Padding batches to a few fixed shapes, so XLA compiles a handful of programs.
+"""Batch shapes: a few padded lengths, so XLA compiles a handful of programs; rows per batch.
 
 A compiled forward pass (JAX's `jit`, TensorFlow's XLA) is specialised to the shapes
 of its inputs. Padded to its own longest row, every batch of a new length would cost
@@ -15,6 +15,11 @@ DEFAULT_LENGTH_BUCKETS = (16, 32, 64, 128, 256, 384, 512)
 # 6-8 tokens, and at batch 1 on a CPU padding it to 16 costs about a quarter of the
 # call (benchmarks/NOTES.md). Training keeps the coarser buckets: fewer programs.
 INFERENCE_LENGTH_BUCKETS = (8, *DEFAULT_LENGTH_BUCKETS)
+
+# Rows per batch wherever a caller gives none: every inference function, task model
+# method and command, `fit`/`evaluate`/`predict` on raw strings, and the fine-tuning and
+# pretraining configs. Keras' own default, and a batch of BERT's fine-tuning recipe.
+DEFAULT_BATCH_SIZE = 32
 
 # Inputs padded along the sequence axis by `pad_to_bucket`, and their padding values.
 SEQUENCE_INPUTS = {"token_ids": 0, "segment_ids": 0, "padding_mask": 0}

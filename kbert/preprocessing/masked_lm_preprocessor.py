@@ -5,6 +5,7 @@ import numpy as np
 from kbert.preprocessing.bert_preprocessor import BertPreprocessor
 from kbert.preprocessing.bert_preprocessor import encoded_features
 from kbert.preprocessing.bucketed_dataset import BucketedDataset
+from kbert.preprocessing.length_buckets import DEFAULT_BATCH_SIZE
 from kbert.preprocessing.masking import check_masking_arguments
 from kbert.preprocessing.masking import mask_tokens
 from kbert.preprocessing.masking import special_token_ids_of
@@ -91,8 +92,16 @@ class MaskedLMPreprocessor(BertPreprocessor):
             mask_positions=positions,
         )
 
-    def dataset(self, x, y=None, sample_weight=None, batch_size=32, shuffle=False, seed=0,
-                predict=False):
+    def dataset(
+        self,
+        x,
+        y=None,
+        sample_weight=None,
+        batch_size=DEFAULT_BATCH_SIZE,
+        shuffle=False,
+        seed=0,
+        predict=False,
+    ):
         if sample_weight is not None:
             raise ValueError(
                 "A masked-LM weighs its predictions itself (padding slots get 0). "

@@ -47,7 +47,7 @@ def mask_tokens(
     """Chooses masked-LM predictions for a batch and applies the 80/10/10 rule.
 
     Args:
-        token_ids: int array `(B, L)`, packed and padded sequences.
+        token_ids: int array `(B, L)`, encoded and padded sequences.
         rng: a `numpy.random.Generator`; the only source of randomness.
         mask_token_id: the id of `[MASK]`.
         special_token_ids: ids that are never chosen and never used as random
@@ -86,6 +86,25 @@ def mask_tokens(
     special_table, replacement_ids = check_masking_arguments(
         vocabulary_size, mask_token_id, special_token_ids, masked_lm_prob, max_predictions_per_seq
     )
+    token_ids = _checked_token_ids(token_ids, vocabulary_size)
+    candidate = ~special_table[token_ids]
+    word_start = _word_starts(candidate, word_continuation)
+    budget = predictions_per_row(candidate.sum(axis=1), masked_lm_prob, max_predictions_per_seq)
+    # The draws come in a fixed order (word order, then the 80/10/10 decision, then the
+    # random tokens): what a seed masks is part of exact resume.
+    chosen = _choose_positions(rng, candidate, word_start, budget, word_continuation is not None)
+    mask_positions, mask_ids, used_slot = _prediction_slots(
+        token_ids, chosen, max_predictions_per_seq
+    )
+    return {
+        "token_ids": _replace_chosen(rng, token_ids, chosen, mask_token_id, replacement_ids),
+        "mask_positions": mask_positions,
+        "mask_ids": mask_ids.astype(np.int32),
+        "mask_weights": used_slot.astype(np.float32),
+    }
+
+
+def _checked_token_ids(token_ids, vocabulary_size):
     token_ids = np.asarray(token_ids)
     if token_ids.ndim != 2 or not np.issubdtype(token_ids.dtype, np.integer):
         raise ValueError(
@@ -98,30 +117,35 @@ def mask_tokens(
             f"`token_ids` must be in [0, {vocabulary_size}). "
             f"Received: token id {int(token_ids[out_of_range][0])}"
         )
-    batch_size, length = token_ids.shape
+    return token_ids
+
+
+def _word_starts(candidate, word_continuation):
+    """(B, L) bool: the maskable tokens that start a word (every one without whole words)."""
+    if word_continuation is None:
+        return candidate
+    word_continuation = np.asarray(word_continuation, dtype=bool)
+    if word_continuation.shape != candidate.shape:
+        raise ValueError(
+            "`word_continuation` must have the shape of `token_ids`. Received: "
+            f"{word_continuation.shape} and {candidate.shape}"
+        )
+    follows_candidate = np.zeros_like(candidate)
+    follows_candidate[:, 1:] = candidate[:, :-1]
+    return candidate & ~(word_continuation & follows_candidate)
+
+
+def _choose_positions(rng, candidate, word_start, budget, whole_words):
+    """(B, L) bool: the positions to predict, `budget[row]` of them at most per row."""
+    batch_size, length = candidate.shape
     rows = np.arange(batch_size)[:, None]
     positions = np.arange(length)[None, :]
-
-    candidate = ~special_table[token_ids]
-    word_start = candidate
-    if word_continuation is not None:
-        word_continuation = np.asarray(word_continuation, dtype=bool)
-        if word_continuation.shape != token_ids.shape:
-            raise ValueError(
-                "`word_continuation` must have the shape of `token_ids`. Received: "
-                f"{word_continuation.shape} and {token_ids.shape}"
-            )
-        follows_candidate = np.zeros_like(candidate)
-        follows_candidate[:, 1:] = candidate[:, :-1]
-        word_start = candidate & ~(word_continuation & follows_candidate)
     # Every maskable token belongs to the word starting at the last start before it.
     own_start = np.maximum.accumulate(np.where(word_start, positions, 0), axis=1)
-    budget = predictions_per_row(candidate.sum(axis=1), masked_lm_prob, max_predictions_per_seq)
-
     # Words in a random order: a random score per word start, non-starts last.
     scores = np.where(word_start, rng.random((batch_size, length)), np.inf)
     order = np.argsort(scores, axis=1)
-    if word_continuation is None:
+    if not whole_words:
         chosen_start = np.zeros_like(candidate)
         chosen_start[rows, order] = positions < budget[:, None]
     else:
@@ -130,9 +154,15 @@ def mask_tokens(
             batch_size, length
         )
         chosen_start = _choose_words_greedily(order, word_start, word_length, budget)
-    chosen = candidate & chosen_start[rows, own_start]
+    return candidate & chosen_start[rows, own_start]
 
-    # Chosen positions first, in increasing order; `length` marks the unused slots.
+
+def _prediction_slots(token_ids, chosen, max_predictions_per_seq):
+    """`(mask_positions, mask_ids, used_slot)`, each (B, P): the chosen positions first,
+    in increasing order, their original tokens, and which slots are used."""
+    length = token_ids.shape[1]
+    positions = np.arange(length)[None, :]
+    # `length` marks the unused slots.
     slots = np.sort(np.where(chosen, positions, length), axis=1)[:, :max_predictions_per_seq]
     if slots.shape[1] < max_predictions_per_seq:
         slots = np.pad(
@@ -141,22 +171,20 @@ def mask_tokens(
     used_slot = slots < length
     mask_positions = np.where(used_slot, slots, 0).astype(np.int32)
     mask_ids = np.where(used_slot, np.take_along_axis(token_ids, mask_positions, axis=1), 0)
+    return mask_positions, mask_ids, used_slot
 
-    decision = rng.random((batch_size, length))
-    random_ids = replacement_ids[rng.integers(len(replacement_ids), size=(batch_size, length))]
+
+def _replace_chosen(rng, token_ids, chosen, mask_token_id, replacement_ids):
+    """The token ids with BERT's 80/10/10 rule applied at the chosen positions (int32)."""
+    decision = rng.random(token_ids.shape)
+    random_ids = replacement_ids[rng.integers(len(replacement_ids), size=token_ids.shape)]
     masked = np.where(chosen & (decision < MASK_TOKEN_FRACTION), mask_token_id, token_ids)
     replace_randomly = (
         chosen
         & (decision >= MASK_TOKEN_FRACTION)
         & (decision < MASK_TOKEN_FRACTION + RANDOM_TOKEN_FRACTION)
     )
-    masked = np.where(replace_randomly, random_ids, masked)
-    return {
-        "token_ids": masked.astype(np.int32),
-        "mask_positions": mask_positions,
-        "mask_ids": mask_ids.astype(np.int32),
-        "mask_weights": used_slot.astype(np.float32),
-    }
+    return np.where(replace_randomly, random_ids, masked).astype(np.int32)
 
 
 def _choose_words_greedily(order, word_start, word_length, budget):

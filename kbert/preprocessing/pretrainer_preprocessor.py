@@ -14,7 +14,7 @@ NEXT_SENTENCE_LABELS = ("is_next", "is_random")
 class PretrainerPreprocessor(MaskedLMPreprocessor):
     """BERT's two pretraining tasks from segment pairs: masked-LM and next sentence.
 
-    Each example is a pair `(A, B)` packed as `[CLS] A [SEP] B [SEP]` and masked as
+    Each example is a pair `(A, B)` segment-packed as `[CLS] A [SEP] B [SEP]` and masked as
     `MaskedLMPreprocessor` masks; its label says whether B followed A in the text
     (0 or "is_next") or was drawn from elsewhere (1 or "is_random"). Whole corpora go
     through `kbert create-pretraining-data` and `kbert pretrain` instead, which build

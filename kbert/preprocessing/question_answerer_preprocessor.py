@@ -4,6 +4,7 @@ import numpy as np
 
 from kbert.data.qa_windows import char_span_to_token_span
 from kbert.data.qa_windows import make_qa_windows
+from kbert.data.question_windowing import QuestionWindowing
 from kbert.preprocessing.bert_preprocessor import BertPreprocessor
 from kbert.preprocessing.bert_preprocessor import as_string_list
 from kbert.preprocessing.task_features import TaskFeatures
@@ -25,9 +26,10 @@ class QuestionAnswererPreprocessor(BertPreprocessor):
 
     Args:
         tokenizer: a `BertTokenizer`.
-        sequence_length: tokens per window.
-        doc_stride: context tokens between the starts of consecutive windows.
-        max_question_length: longer questions are truncated, with a warning.
+        sequence_length: the longest row; None: the tokenizer's `max_length`.
+        windowing: how contexts are cut into windows, a `QuestionWindowing`; its
+            `max_length` is capped at `sequence_length` (None, the default's, makes
+            windows of `sequence_length` tokens).
 
     Example:
 
@@ -42,10 +44,15 @@ class QuestionAnswererPreprocessor(BertPreprocessor):
 
     input_fields = ("question", "context")
 
-    def __init__(self, tokenizer, sequence_length=None, doc_stride=128, max_question_length=64):
+    def __init__(self, tokenizer, sequence_length=None, windowing=None):
         super().__init__(tokenizer, sequence_length)
-        self.doc_stride = doc_stride
-        self.max_question_length = max_question_length
+        if windowing is None:
+            windowing = QuestionWindowing(max_length=None)
+        if not isinstance(windowing, QuestionWindowing):
+            raise ValueError(
+                f"`windowing` must be a QuestionWindowing. Received: windowing={windowing!r}"
+            )
+        self.windowing = windowing.capped(self.sequence_length)
 
     def parse_inputs(self, x):
         if isinstance(x, dict):
@@ -73,14 +80,7 @@ class QuestionAnswererPreprocessor(BertPreprocessor):
         answers = None if y is None else self._answers(y, fields["context"])
         token_ids, segment_ids, starts, ends, example_indices = [], [], [], [], []
         for index, (question, context) in enumerate(zip(fields["question"], fields["context"])):
-            windows = make_qa_windows(
-                self.tokenizer,
-                question,
-                context,
-                max_length=self.sequence_length,
-                doc_stride=self.doc_stride,
-                max_question_length=self.max_question_length,
-            )
+            windows = make_qa_windows(self.tokenizer, question, context, self.windowing)
             if not windows:
                 raise ValueError(f"Example {index} has an empty context: there is nothing to read.")
             if first_window_only:

@@ -14,7 +14,7 @@ class TaskFeatures:
     batches them.
 
     Args:
-        token_ids: list of int32 arrays `(L_i,)`, packed `[CLS] ... [SEP]`.
+        token_ids: list of int32 arrays `(L_i,)`, segment-packed `[CLS] ... [SEP]`.
         segment_ids: list of int32 arrays `(L_i,)`.
         labels: the labels in `BucketedDataset`'s structure: an int array with a class
             id per row, a list of per-token int arrays (-100 where ignored), or a dict

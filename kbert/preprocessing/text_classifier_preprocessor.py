@@ -9,7 +9,7 @@ from kbert.preprocessing.text_encoding import encode_texts
 
 
 class TextClassifierPreprocessor(BertPreprocessor):
-    """Packs `[CLS] text [SEP]` or `[CLS] text [SEP] pair [SEP]`; labels become class ids.
+    """Segment-packs `[CLS] text [SEP]` or `[CLS] text [SEP] pair [SEP]`; labels become ids.
 
     Inputs (`x`): a list of strings; a pair of lists `(texts, pairs)`; a list of
     `(text, pair)` tuples; or a dict with "text" (and "pair") lists. A single string is

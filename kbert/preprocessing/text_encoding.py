@@ -24,6 +24,26 @@ def as_text_list(text_or_texts, name):
     return texts, False
 
 
+def as_pair_list(pairs, texts, single, texts_name):
+    """The second texts of pairs, as a list matching `texts` (None stays None).
+
+    Args:
+        pairs: None, a string (for a single text) or a list of strings.
+        texts: the first texts, as `as_text_list` returned them.
+        single: whether one string came in as the first text.
+        texts_name: the caller's name of the first texts, for the message.
+    """
+    if pairs is None:
+        return None
+    pairs, single_pair = as_text_list(pairs, "pairs")
+    if single_pair != single or len(pairs) != len(texts):
+        raise ValueError(
+            f"`pairs` must match `{texts_name}`: a string for a string, a list of the same "
+            f"length for a list. Received: {len(texts)} text(s) and {len(pairs)} pair(s)"
+        )
+    return pairs
+
+
 def encode_texts(tokenizer, texts, pairs, max_length):
     """`tokenizer.encode_batch`, logging a warning for each truncated text."""
     encodings = tokenizer.encode_batch(texts, pairs, max_length=max_length)

@@ -80,7 +80,7 @@ class TokenClassifierPreprocessor(BertPreprocessor):
         """
         examples = self.parse(x)["words"]
         encodings = [
-            self.tokenizer.pack(part, max_length=self.sequence_length)
+            self.tokenizer.pack_segments(part, max_length=self.sequence_length)
             for part in self.tokenizer.tokenize_words(examples)
         ]
         tags = None if y is None else self._tag_ids(y, examples)

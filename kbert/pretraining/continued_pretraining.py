@@ -4,6 +4,7 @@ import logging
 import math
 import pathlib
 
+from kbert.preprocessing.length_buckets import DEFAULT_BATCH_SIZE
 from kbert.pretraining.pretraining_config import PretrainingConfig
 from kbert.pretraining.pretraining_data import create_pretraining_data
 from kbert.pretraining.pretraining_loop import CHECKPOINT_FILE
@@ -21,7 +22,7 @@ DEFAULT_LENGTH = 128
 # The fine-tuning settings a continued pretraining run takes, and their defaults.
 DEFAULTS = dict(
     epochs=1,
-    batch_size=32,
+    batch_size=DEFAULT_BATCH_SIZE,
     learning_rate=1e-4,
     warmup_ratio=0.1,
     weight_decay=0.01,

@@ -44,7 +44,7 @@ class DynamicMasking(keras.layers.Layer):
         seed: an int seed for the layer's `SeedGenerator`, or None.
 
     Call arguments:
-        token_ids: int tensor `(B, L)`, unmasked packed sequences.
+        token_ids: int tensor `(B, L)`, unmasked rows (one instance or several packed).
 
     Returns:
         A dict: `token_ids` `(B, L)` int32 with the replacements made; `mask_positions`

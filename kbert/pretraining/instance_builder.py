@@ -52,7 +52,7 @@ class InstanceBuilder:
 
     Args:
         tokenizer: the `BertTokenizer` the corpus was tokenized with.
-        max_seq_length: the packed length `L`, [CLS] and [SEP]s included.
+        max_seq_length: the instance length `L`, [CLS] and [SEP]s included.
         short_seq_prob: the probability of a shorter target length.
         dupe_factor: how many passes over the corpus, each with new pairs and masks.
         masked_lm_prob: the fraction of maskable tokens to predict.
@@ -229,9 +229,9 @@ class InstanceBuilder:
         return other + 1 if other >= document_index else other
 
     def _emit(self, instances, rng, statistics):
-        """Shuffles, packs and masks the buffered instances."""
+        """Shuffles, segment-packs and masks the buffered instances."""
         order = rng.permutation(len(instances))
-        batch = self._pack([instances[index] for index in order])
+        batch = self._pack_segments([instances[index] for index in order])
         statistics["instances"] += len(instances)
         statistics["random_next"] += int(batch["nsp_labels"].sum())
         statistics["tokens"] += int(batch["lengths"].sum())
@@ -254,7 +254,7 @@ class InstanceBuilder:
         batch.update(masked)
         return batch
 
-    def _pack(self, instances):
+    def _pack_segments(self, instances):
         """`[CLS] a [SEP] b [SEP]` rows padded with `[PAD]` to `max_seq_length`."""
         count = len(instances)
         token_ids = np.full((count, self.max_seq_length), self.tokenizer.pad_token_id, np.int32)

@@ -3,6 +3,7 @@
 import dataclasses
 
 from kbert.argument_checks import check_bool, check_fraction, check_integer
+from kbert.preprocessing.length_buckets import DEFAULT_BATCH_SIZE
 from kbert.training.precisions import PRECISIONS
 
 OPTIMIZERS = ("adamw", "lamb")
@@ -47,7 +48,7 @@ class PretrainingConfig:
         seed: seeds initialisation, data order, dropout and masking.
     """
 
-    batch_size: int = 32
+    batch_size: int = DEFAULT_BATCH_SIZE
     steps: int = 1000
     learning_rate: float = 1e-4
     warmup_steps: int = 100

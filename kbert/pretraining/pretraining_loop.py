@@ -125,10 +125,7 @@ class PretrainingLoop:
             resume: continue the run whose checkpoint is in `output_dir`.
         """
         config = self.config
-        reader = _reader(train_data)
-        if config.pack_sequences:
-            reader = _packed(reader, config)
-        eval_reader = None if eval_data is None else _reader(eval_data)
+        reader, eval_reader = self._readers(train_data, eval_data)
         if (init_from is None) == (backbone_config is None):
             raise ValueError(
                 "Give exactly one of `init_from` (a preset) and `backbone_config`."
@@ -156,36 +153,53 @@ class PretrainingLoop:
             pretrainer, tokenizer = _build_pretrainer(
                 init_from, backbone_config, tokenizer
             )
-            for data in (reader, eval_reader):
-                if data is not None and tokenizer is not None:
-                    data.check_vocabulary(tokenizer)
-            model = PretrainingObjective(pretrainer, _masking(config, tokenizer))
-            model.compile_objective(_optimizer(config))
-            self.model = model
-            if state["global_step"] > 0:
-                self.checkpoint.restore(model)
-                logger.info("Resuming after batch %d.", state["global_step"])
+            model = self._objective(pretrainer, tokenizer, (reader, eval_reader), state)
             self._notify("on_train_begin", config.total_batches)
             result = self._train(model, reader, state)
             if result.status == COMPLETED:
                 if eval_reader is not None:
                     result.eval_metrics = model.score(eval_reader, eval_batch_size)
-                pretrainer.save_to_preset(
-                    self.preset_path,
-                    tokenizer=tokenizer,
-                    metadata={
-                        "pretraining": {
-                            "steps": config.steps,
-                            "batch_size": config.batch_size,
-                            "train_data": str(reader.folder),
-                            "eval": result.eval_metrics,
-                        }
-                    },
-                )
-                result.preset_path = self.preset_path
-                logger.info("Saved the pretrained model to %s.", self.preset_path)
+                self._save_model(pretrainer, tokenizer, reader, result)
         self._notify("on_train_end", result)
         return result
+
+    def _readers(self, train_data, eval_data):
+        """`(reader, eval_reader)` of the shards; the training rows packed if asked."""
+        reader = _reader(train_data)
+        if self.config.pack_sequences:
+            reader = _packed(reader, self.config)
+        eval_reader = None if eval_data is None else _reader(eval_data)
+        return reader, eval_reader
+
+    def _objective(self, pretrainer, tokenizer, readers, state):
+        """The compiled `PretrainingObjective` of `pretrainer`, restored when resuming."""
+        for data in readers:
+            if data is not None and tokenizer is not None:
+                data.check_vocabulary(tokenizer)
+        model = PretrainingObjective(pretrainer, _masking(self.config, tokenizer))
+        model.compile_objective(_optimizer(self.config))
+        self.model = model
+        if state["global_step"] > 0:
+            self.checkpoint.restore(model)
+            logger.info("Resuming after batch %d.", state["global_step"])
+        return model
+
+    def _save_model(self, pretrainer, tokenizer, reader, result):
+        config = self.config
+        pretrainer.save_to_preset(
+            self.preset_path,
+            tokenizer=tokenizer,
+            metadata={
+                "pretraining": {
+                    "steps": config.steps,
+                    "batch_size": config.batch_size,
+                    "train_data": str(reader.folder),
+                    "eval": result.eval_metrics,
+                }
+            },
+        )
+        result.preset_path = self.preset_path
+        logger.info("Saved the pretrained model to %s.", self.preset_path)
 
     def _train(self, model, reader, state):
         config = self.config

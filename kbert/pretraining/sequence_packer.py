@@ -117,42 +117,21 @@ class SequencePacker:
             in slots `[k * M, (k + 1) * M)` (with `predictions`: `(R, W)`, the real
             ones first), positions counted from the row's start.
         """
-        rows = np.asarray(rows, np.int64)
-        length = self.sequence_length
-        if rows.ndim != 2 or rows.shape[1] != self.max_sequences_per_row:
-            raise ValueError(
-                f"`rows` must have shape (num_rows, {self.max_sequences_per_row}). "
-                f"Received: rows.shape={rows.shape}"
-            )
-        token_ids = arrays["token_ids"]
-        if token_ids.shape[1] != length:
-            raise ValueError(
-                f"The instances must be {length} tokens long. Received: "
-                f"token_ids.shape={token_ids.shape}"
-            )
+        rows = self._checked_rows(rows, arrays["token_ids"])
         used = rows >= 0  # (R, P)
         instances = np.where(used, rows, 0)  # (R, P), unused slots read instance 0
-        slot_lengths = np.where(used, arrays["lengths"][instances], 0).astype(np.int64)
-        ends = np.cumsum(slot_lengths, axis=1)  # (R, P)
-        if np.any(ends[:, -1] > length):
-            row = int(np.argmax(ends[:, -1] > length))
-            raise ValueError(
-                f"Row {row} of `rows` holds {int(ends[row, -1])} tokens, more than {length}."
-            )
-        starts = ends - slot_lengths
-        positions = np.arange(length)
-        # The slot of every position: how many instances end at or before it (P: padding).
-        slot = np.sum(positions[None, :, None] >= ends[:, None, :], axis=-1)  # (R, L)
-        real = slot < self.max_sequences_per_row
+        starts, slot, real = self._layout(rows, instances, arrays["lengths"])
         slot_in_range = np.minimum(slot, self.max_sequences_per_row - 1)
         source = np.take_along_axis(instances, slot_in_range, axis=1)  # (R, L)
-        offset = positions[None, :] - np.take_along_axis(starts, slot_in_range, axis=1)
+        offset = np.arange(self.sequence_length)[None, :] - np.take_along_axis(
+            starts, slot_in_range, axis=1
+        )
         # Padding reads the last position of the row's first instance, which is padding
         # whenever the row has any (that instance is shorter than the row).
         source = np.where(real, source, instances[:, :1])
-        offset = np.where(real, offset, length - 1)
+        offset = np.where(real, offset, self.sequence_length - 1)
         packed = {
-            "token_ids": token_ids[source, offset].astype(np.int32),
+            "token_ids": arrays["token_ids"][source, offset].astype(np.int32),
             "segment_ids": arrays["segment_ids"][source, offset].astype(np.int32),
             "sequence_index": np.where(real, slot + 1, 0).astype(np.int32),
             "padding_mask": real,
@@ -161,22 +140,38 @@ class SequencePacker:
             "nsp_weights": used.astype(np.float32),
         }
         if "mask_positions" in arrays:
-            weights = arrays["mask_weights"][instances] * used[:, :, None]  # (R, P, M)
-            chosen = weights > 0
-            mask_positions = np.where(
-                chosen, arrays["mask_positions"][instances] + starts[:, :, None], 0
-            )
-            mask_ids = np.where(chosen, arrays["mask_ids"][instances], 0)
-            count = len(rows)
-            masks = {
-                "mask_positions": mask_positions.reshape(count, -1).astype(np.int32),
-                "mask_ids": mask_ids.reshape(count, -1).astype(np.int32),
-                "mask_weights": weights.reshape(count, -1).astype(np.float32),
-            }
-            if predictions is not None:
-                masks = _compact(masks, predictions)
-            packed.update(masks)
+            packed.update(_packed_predictions(arrays, instances, used, starts, predictions))
         return packed
+
+    def _checked_rows(self, rows, token_ids):
+        rows = np.asarray(rows, np.int64)
+        if rows.ndim != 2 or rows.shape[1] != self.max_sequences_per_row:
+            raise ValueError(
+                f"`rows` must have shape (num_rows, {self.max_sequences_per_row}). "
+                f"Received: rows.shape={rows.shape}"
+            )
+        if token_ids.shape[1] != self.sequence_length:
+            raise ValueError(
+                f"The instances must be {self.sequence_length} tokens long. Received: "
+                f"token_ids.shape={token_ids.shape}"
+            )
+        return rows
+
+    def _layout(self, rows, instances, lengths):
+        """`(starts, slot, real)`: each slot's first position (R, P), and for every
+        position (R, L) its slot (P for padding) and whether it is a real token."""
+        length = self.sequence_length
+        slot_lengths = np.where(rows >= 0, lengths[instances], 0).astype(np.int64)
+        ends = np.cumsum(slot_lengths, axis=1)  # (R, P)
+        if np.any(ends[:, -1] > length):
+            row = int(np.argmax(ends[:, -1] > length))
+            raise ValueError(
+                f"Row {row} of `rows` holds {int(ends[row, -1])} tokens, more than {length}."
+            )
+        positions = np.arange(length)
+        # The slot of every position: how many instances end at or before it (P: padding).
+        slot = np.sum(positions[None, :, None] >= ends[:, None, :], axis=-1)  # (R, L)
+        return ends - slot_lengths, slot, slot < self.max_sequences_per_row
 
     @staticmethod
     def prediction_counts(mask_weights, rows):
@@ -187,6 +182,21 @@ class SequencePacker:
     def fill_factor(self, lengths, num_rows):
         """The share of real tokens in `num_rows` rows holding instances of `lengths`."""
         return float(np.sum(lengths)) / float(max(num_rows, 1) * self.sequence_length)
+
+
+def _packed_predictions(arrays, instances, used, starts, predictions):
+    """The packed rows' `mask_positions`, `mask_ids` and `mask_weights` (see `pack`)."""
+    weights = arrays["mask_weights"][instances] * used[:, :, None]  # (R, P, M)
+    chosen = weights > 0
+    mask_positions = np.where(chosen, arrays["mask_positions"][instances] + starts[:, :, None], 0)
+    mask_ids = np.where(chosen, arrays["mask_ids"][instances], 0)
+    count = len(instances)
+    masks = {
+        "mask_positions": mask_positions.reshape(count, -1).astype(np.int32),
+        "mask_ids": mask_ids.reshape(count, -1).astype(np.int32),
+        "mask_weights": weights.reshape(count, -1).astype(np.float32),
+    }
+    return masks if predictions is None else _compact(masks, predictions)
 
 
 def _compact(masks, width):

@@ -8,7 +8,7 @@ import numpy as np
 
 @dataclass(frozen=True, eq=False)
 class Encoding:
-    """One packed BERT input: `[CLS] a [SEP]` or `[CLS] a [SEP] b [SEP]`.
+    """One segment-packed BERT input: `[CLS] a [SEP]` or `[CLS] a [SEP] b [SEP]`.
 
     Every array has one row per token, `L` rows in all. Offsets point into the
     string the caller passed in (the first text for `sequence_ids == 0`, the
@@ -21,7 +21,7 @@ class Encoding:
             1 for `b [SEP]`.
         offsets: int32 array of shape `(L, 2)`; `[start, end)` character
             offsets into the source string of each token, `(0, 0)` for the
-            `[CLS]` and `[SEP]` tokens added by packing.
+            `[CLS]` and `[SEP]` tokens added by segment packing.
         sequence_ids: int32 array of shape `(L,)`; 0 for tokens of the first
             text, 1 for tokens of the pair text, -1 for the added `[CLS]` and
             `[SEP]` tokens. A special token typed literally in the text (such
@@ -57,7 +57,7 @@ class Encoding:
 
     @property
     def special_tokens_mask(self):
-        """A bool array `(L,)`, True on the `[CLS]` and `[SEP]` added by packing.
+        """A bool array `(L,)`, True on the `[CLS]` and `[SEP]` added by segment packing.
 
         As transformers' `return_special_tokens_mask=True`: a special token
         typed in the text (such as `"[MASK]"`) is part of the text, not added.

@@ -1,4 +1,4 @@
-"""One text's word pieces before packing: what `BertTokenizer.pack` puts together."""
+"""One text's word pieces before segment packing: what `BertTokenizer.pack_segments` takes."""
 
 from dataclasses import dataclass
 
@@ -10,9 +10,9 @@ class TokenizedText:
     """The word pieces of one text, without `[CLS]` or `[SEP]`.
 
     `BertTokenizer.tokenize_texts` (or `tokenize_words`) makes these and
-    `BertTokenizer.pack` packs one or two of them into an `Encoding`. A slice
+    `BertTokenizer.pack_segments` packs one or two of them into an `Encoding`. A slice
     (`part[start:end]`) is again a `TokenizedText`, so a long text can be cut
-    into windows, or a question shortened, before packing.
+    into windows, or a question shortened, before segment packing.
 
     Args:
         token_ids: int32 array of shape `(N,)`, vocabulary ids.

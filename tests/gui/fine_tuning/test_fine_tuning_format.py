@@ -4,8 +4,8 @@ import pathlib
 
 from fine_tuning_helpers import DATA
 
-from kbert.inference import Answer
 from kbert.inference import AnswerResult
+from kbert.inference import AnswerSpan
 from kbert.inference import Classification
 from kbert.inference import EntitySpan
 from kbert.inference import FillMaskResult
@@ -58,8 +58,8 @@ def test_probe_predictions_in_one_line():
         "who?",
         "Alice is the king .",
         (
-            Answer("Alice", 0, 5, 3.0, 0.75, 0.8, 0.9, 0),
-            Answer("king", 13, 17, 1.0, 0.25, 0.3, 0.4, 0),
+            AnswerSpan("Alice", 0, 5, 3.0, 0.75, 0.8, 0.9, 0),
+            AnswerSpan("king", 13, 17, 1.0, 0.25, 0.3, 0.4, 0),
         ),
         -1.0,
         False,

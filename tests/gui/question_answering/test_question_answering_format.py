@@ -1,6 +1,6 @@
 """The question-answering tab's lines, from kbert's answers (no Qt)."""
 
-from kbert.inference import Answer
+from kbert.inference import AnswerSpan
 from kbert.inference import AnswerResult
 
 from kbert_gui.question_answering.question_answering_format import THRESHOLD_LIMIT
@@ -15,7 +15,7 @@ from kbert_gui.question_answering.question_answering_format import shading_legen
 from kbert_gui.question_answering.question_answering_format import slider_threshold
 from kbert_gui.question_answering.question_answering_format import threshold_text
 
-BEST = Answer("the king\nof  Rome", 40, 57, 3.254, 0.1234, 0.5, 0.6, 1)
+BEST = AnswerSpan("the king\nof  Rome", 40, 57, 3.254, 0.1234, 0.5, 0.6, 1)
 QUESTION = "who is the king of Rome ?"
 
 

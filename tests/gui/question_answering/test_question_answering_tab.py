@@ -17,7 +17,7 @@ from gui_helpers import Heartbeat
 from gui_helpers import make_context
 from gui_helpers import stop_context
 from inference_helpers import plant_logits
-from kbert.inference import Answer
+from kbert.inference import AnswerSpan
 from test_finetune_acceptance import VOCABULARY
 from test_finetune_acceptance import make_tiny_preset
 
@@ -395,8 +395,8 @@ def test_opening_passage_files(qtbot, open_tab, presets, tmp_path):
 def test_answer_list_model(qtmodeltester):
     model = AnswerListModel()
     answers = [
-        Answer("Alice 😀", 10, 17, 3.25, 0.5, 0.7, 0.6, 0),
-        Answer("the\nking", 30, 38, 1.0, 0.125, 0.2, 0.3, 1),
+        AnswerSpan("Alice 😀", 10, 17, 3.25, 0.5, 0.7, 0.6, 0),
+        AnswerSpan("the\nking", 30, 38, 1.0, 0.125, 0.2, 0.3, 1),
     ]
     model.set_answers(answers)
     qtmodeltester.check(model)

@@ -1,4 +1,8 @@
-"""Packing tokenized texts into BERT inputs: `[CLS] a [SEP] b [SEP]`, truncation, padding."""
+"""Segment packing: tokenized texts into BERT inputs `[CLS] a [SEP] b [SEP]`, truncated, padded.
+
+"Segment" as in segment ids: the one or two texts of one input. (Sequence packing,
+several inputs in one row, is `kbert.pretraining.sequence_packer`.)
+"""
 
 import numpy as np
 
@@ -8,12 +12,13 @@ from kbert.tokenizer.tokenized_text import TokenizedText
 TRUNCATION_STRATEGIES = ("longest_first", "only_second")
 
 
-class Packer:
+class SegmentPacker:
     """Packs one or two `TokenizedText`s into an `Encoding`, and encodings into a batch.
 
     The one place that adds `[CLS]` and `[SEP]`, truncates a text or a pair to
     `max_length`, and pads a batch. `BertTokenizer` owns one, built from its
-    special tokens; use it through `BertTokenizer.pack` and `BertTokenizer.pad`.
+    special tokens; use it through `BertTokenizer.pack_segments` and
+    `BertTokenizer.pad`.
 
     Args:
         cls_token: the token that starts every packed sequence.
@@ -30,7 +35,7 @@ class Packer:
         self.sep_token_id = sep_token_id
         self.pad_token_id = pad_token_id
 
-    def pack(self, first, second, max_length, truncation):
+    def pack_segments(self, first, second, max_length, truncation):
         """Truncates the parts to fit `max_length` and packs them.
 
         Args:
@@ -42,7 +47,7 @@ class Packer:
         Returns:
             An `Encoding`.
         """
-        check_packing(max_length, truncation, is_pair=second is not None)
+        check_segment_packing(max_length, truncation, is_pair=second is not None)
         _check_part("first", first)
         if second is not None:
             _check_part("second", second)
@@ -131,7 +136,7 @@ class Packer:
         }
 
 
-def check_packing(max_length, truncation, is_pair):
+def check_segment_packing(max_length, truncation, is_pair):
     """Raises `ValueError` unless `max_length` and `truncation` can pack a text (or pair)."""
     if truncation not in TRUNCATION_STRATEGIES:
         raise ValueError(

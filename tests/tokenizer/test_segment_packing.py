@@ -1,4 +1,4 @@
-"""The packing protocol: tokenized parts, `pack`, word ids and special-token masks.
+"""Segment packing: tokenized parts, `pack_segments`, word ids and special-token masks.
 
 Word ids and special-token masks are compared with transformers' BertTokenizerFast
 (`word_ids()`, `return_special_tokens_mask=True`) on the random texts of the inference
@@ -22,7 +22,7 @@ PAIR_LIMITS = SINGLE_LIMITS + [(16, "longest_first"), (16, "only_second"), (24, 
 
 @pytest.fixture(scope="module", params=[True, False], ids=["uncased", "cased"])
 def tokenizers_pair(request, tmp_path_factory):
-    path = tmp_path_factory.mktemp("packing") / "vocab.txt"
+    path = tmp_path_factory.mktemp("segment_packing") / "vocab.txt"
     path.write_text("".join(token + "\n" for token in VOCABULARY), encoding="utf-8")
     ours = BertTokenizer(path, lowercase=request.param)
     hf = transformers.BertTokenizerFast(vocab=str(path), do_lower_case=request.param)
@@ -73,14 +73,14 @@ def test_word_ids_and_special_tokens_mask_match_huggingface(tokenizers_pair):
     assert compared > 300 and truncated > 100
 
 
-def test_pack_of_tokenized_parts_is_encode(tokenizers_pair):
+def test_pack_segments_of_tokenized_parts_is_encode(tokenizers_pair):
     ours, _ = tokenizers_pair
     texts = fuzz_texts(60, seed=2)
     pairs = fuzz_texts(60, seed=3)
     parts = ours.tokenize_texts(texts + pairs)
     for text, pair, first, second in zip(texts, pairs, parts[:60], parts[60:]):
-        assert ours.pack(first) == ours.encode(text)
-        assert ours.pack(first, second, max_length=12) == ours.encode_batch(
+        assert ours.pack_segments(first) == ours.encode(text)
+        assert ours.pack_segments(first, second, max_length=12) == ours.encode_batch(
             [text], [pair], max_length=12
         )[0]
         assert first.tokens == ours.tokenize(text)
@@ -91,7 +91,7 @@ def test_a_cut_part_keeps_its_offsets_and_word_ids(tokenizers_pair):
     question, context = ours.tokenize_texts(["Who sat?", "The cats sat on the mat."])
     window = context[1:4]
     assert isinstance(window, TokenizedText) and len(window) == 3
-    encoding = ours.pack(question, window)
+    encoding = ours.pack_segments(question, window)
     whole = ours.encode("Who sat?", "The cats sat on the mat.")
     in_window = slice(len(question) + 2, len(question) + 5)
     assert encoding.tokens[in_window] == whole.tokens[in_window.start + 1 : in_window.stop + 1]
@@ -115,7 +115,7 @@ def test_tokenize_words_numbers_the_given_words_as_huggingface(tokenizers_pair):
     ]
     for words, part in zip(examples, ours.tokenize_words(examples)):
         expected = hf(words, is_split_into_words=True, return_offsets_mapping=True)
-        encoding = ours.pack(part, max_length=10_000)
+        encoding = ours.pack_segments(part, max_length=10_000)
         assert encoding.token_ids.tolist() == expected["input_ids"], words
         assert encoding.word_ids.tolist() == hf_word_ids(expected), words
         # Offsets point into the words joined with spaces; transformers' are per word.
@@ -128,14 +128,14 @@ def test_tokenize_words_numbers_the_given_words_as_huggingface(tokenizers_pair):
             assert joined[start:end] in words[word_id], words
 
 
-def test_pack_refuses_what_is_not_tokenized(tokenizers_pair):
+def test_pack_segments_refuses_what_is_not_tokenized(tokenizers_pair):
     ours, _ = tokenizers_pair
     (part,) = ours.tokenize_texts(["the cat"])
     with pytest.raises(ValueError, match="`first` must be a TokenizedText.*str"):
-        ours.pack("the cat")
+        ours.pack_segments("the cat")
     with pytest.raises(ValueError, match="`second` must be a TokenizedText.*list"):
-        ours.pack(part, ["the"])
+        ours.pack_segments(part, ["the"])
     with pytest.raises(ValueError, match="max_length=2"):
-        ours.pack(part, part, max_length=2)
+        ours.pack_segments(part, part, max_length=2)
     with pytest.raises(ValueError, match="`examples\\[1\\]` must be a list of strings"):
         ours.tokenize_words([["a"], "a b"])
