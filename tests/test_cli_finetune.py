@@ -4,10 +4,10 @@ import csv
 import json
 
 import pytest
-from test_finetune_acceptance import classification_examples
-from test_finetune_acceptance import make_tiny_preset
-from test_finetune_acceptance import qa_examples
-from test_finetune_acceptance import token_classification_examples
+from fine_tuning_data import classification_examples
+from fine_tuning_data import make_tiny_preset
+from fine_tuning_data import qa_examples
+from fine_tuning_data import token_classification_examples
 
 from kbert.cli import main
 

@@ -3,7 +3,7 @@
 import json
 
 import pytest
-from test_pretrain_loop import make_shards
+from pretraining_helpers import make_shards
 
 from kbert.cli import main
 

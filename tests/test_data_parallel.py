@@ -8,7 +8,7 @@ import sys
 
 import keras
 import pytest
-from test_pretrain_loop import make_shards, pretrain
+from pretraining_helpers import make_shards, pretrain
 
 from kbert.architecture.bert_config import BertConfig
 from kbert.pretraining.distribution import layout_map_for
@@ -22,7 +22,7 @@ _COMPARISON = """
 import json, sys
 sys.path.insert(0, {tests!r})
 import jax
-from test_pretrain_loop import make_shards, pretrain
+from pretraining_helpers import make_shards, pretrain
 from kbert.pretraining.pretraining_config import PretrainingConfig
 
 assert jax.device_count() == 2, jax.devices()

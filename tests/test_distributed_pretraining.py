@@ -18,7 +18,7 @@ import sys
 import keras
 import numpy as np
 import pytest
-from test_pretrain_loop import make_shards
+from pretraining_helpers import make_shards
 
 STEPS = 20
 TOLERANCE = 1e-5
@@ -32,7 +32,7 @@ import jax
 jax.config.update("jax_cpu_collectives_implementation", "gloo")
 from kbert.pretraining.distribution import initialize_distributed
 distributed = initialize_distributed({distributed!r})
-from test_pretrain_loop import StepLosses, tiny_config
+from pretraining_helpers import StepLosses, tiny_config
 from kbert.architecture.bert_config import BertConfig
 from kbert.pretraining.pretraining_config import PretrainingConfig
 from kbert.pretraining.pretraining_loop import PretrainingLoop

@@ -10,8 +10,8 @@ import random
 import keras
 import numpy as np
 import pytest
-from test_finetune_acceptance import classification_examples
-from test_finetune_acceptance import make_tiny_preset
+from fine_tuning_data import classification_examples
+from fine_tuning_data import make_tiny_preset
 
 from kbert.training.cancellation_token import CancellationToken
 from kbert.finetuning import ClassificationAdapter

@@ -66,7 +66,7 @@ def test_seeds_tensorflow_when_it_is_loaded():
 FINE_TUNE_SCRIPT = r"""
 import json, sys
 sys.path.insert(0, sys.argv[1])
-from test_finetune_acceptance import classification_examples, make_tiny_preset
+from fine_tuning_data import classification_examples, make_tiny_preset
 from kbert.finetuning import FineTuner, FineTuningConfig
 
 preset = make_tiny_preset(sys.argv[2] + "/preset", hidden_size=32, num_layers=1,

@@ -10,8 +10,8 @@ import json
 import random
 
 import pytest
-from test_finetune_acceptance import classification_examples
-from test_finetune_acceptance import make_tiny_preset
+from fine_tuning_data import classification_examples
+from fine_tuning_data import make_tiny_preset
 from test_finetune_resume import CONFIG
 from test_finetune_resume import SMALL_MODEL
 from test_finetune_resume import TOTAL_STEPS

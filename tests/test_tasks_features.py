@@ -4,8 +4,8 @@ import logging
 
 import numpy as np
 import pytest
-from test_finetune_acceptance import VOCABULARY
-from test_finetune_acceptance import qa_examples
+from fine_tuning_data import VOCABULARY
+from fine_tuning_data import qa_examples
 
 from kbert.data import ClassificationExample
 from kbert.data import GoldAnswer

@@ -8,8 +8,8 @@ import pathlib
 import pytest
 from gui_helpers import make_context
 from gui_helpers import stop_context
-from test_finetune_acceptance import classification_examples
-from test_finetune_acceptance import make_tiny_preset
+from fine_tuning_data import classification_examples
+from fine_tuning_data import make_tiny_preset
 
 from kbert_gui.fine_tuning.fine_tuning_tab import FineTuningTab
 

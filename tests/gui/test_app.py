@@ -20,7 +20,7 @@ REPOSITORY = pathlib.Path(__file__).resolve().parents[2]
 @pytest.fixture(scope="module")
 def task_presets(tmp_path_factory):
     """A classifier and a QA model saved from a tiny backbone (heads untrained)."""
-    from test_finetune_acceptance import make_tiny_preset
+    from fine_tuning_data import make_tiny_preset
 
     from kbert.models import BertClassifier
     from kbert.models import BertQuestionAnswerer

@@ -13,9 +13,9 @@ import pytest
 from gui_helpers import make_context
 from gui_helpers import stop_context
 from PySide6.QtCore import Qt
-from test_finetune_acceptance import classification_examples
-from test_finetune_acceptance import make_tiny_preset
-from test_finetune_acceptance import token_classification_examples
+from fine_tuning_data import classification_examples
+from fine_tuning_data import make_tiny_preset
+from fine_tuning_data import token_classification_examples
 from fine_tuning_helpers import RUN_TIMEOUT_MS
 from fine_tuning_helpers import SMALL_MODEL
 from fine_tuning_helpers import set_up_run

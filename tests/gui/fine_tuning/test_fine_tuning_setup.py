@@ -7,7 +7,7 @@ from PySide6.QtCore import QPointF
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QWheelEvent
 from PySide6.QtWidgets import QApplication
-from test_finetune_acceptance import classification_examples
+from fine_tuning_data import classification_examples
 from fine_tuning_helpers import DATA
 from fine_tuning_helpers import data  # noqa: F401 (a fixture)
 from fine_tuning_helpers import tab  # noqa: F401 (a fixture)

@@ -24,8 +24,8 @@ from gui_helpers import stop_context
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QMessageBox
-from test_finetune_acceptance import FILLER
-from test_finetune_acceptance import classification_examples
+from fine_tuning_data import FILLER
+from fine_tuning_data import classification_examples
 
 from kbert.training.progress_events import EpochFinished
 from kbert.training.progress_events import StepFinished

@@ -43,8 +43,8 @@ from kbert.inference import MaskFill
 from kbert.inference import MaskPrediction
 from kbert.inference import attention_map
 from kbert.inference import score_words
-from test_finetune_acceptance import TINY_MODEL
-from test_finetune_acceptance import VOCABULARY
+from fine_tuning_data import TINY_MODEL
+from fine_tuning_data import VOCABULARY
 
 # First predictions load and compile the model (seconds, more under TensorFlow).
 PREDICTION_TIMEOUT_MS = 90000

@@ -18,8 +18,8 @@ from gui_helpers import make_context
 from gui_helpers import stop_context
 from inference_helpers import plant_logits
 from kbert.inference import AnswerSpan
-from test_finetune_acceptance import VOCABULARY
-from test_finetune_acceptance import make_tiny_preset
+from fine_tuning_data import VOCABULARY
+from fine_tuning_data import make_tiny_preset
 
 # Emoji (two UTF-16 units each) and accents before, inside and after every answer.
 PASSAGE = (
