@@ -1,23 +1,7 @@
 """Fine-tuning a tiny BERT on small learnable data reaches the acceptance scores.
 
-The data are generated from a synthetic vocabulary (see `make_tiny_preset`), so a
-2-layer model with hidden size 64 learns each task in seconds:
-
-- classification: "pos" when one of the positive words occurs in the text;
-- pair classification: which of the two texts holds the positive word;
-- token classification: capitalised names (B-PER, I-PER for a surname) and places
-  (B-LOC, one of them split into two word pieces) among filler words, some of which
-  split into pieces too;
-- question answering: "who is the ROLE of PLACE ?" about a context of such
-  sentences in which one has a person as its subject, long enough for several
-  windows of 64 tokens.
-
-Rules that need two tokens compared across the input (two texts sharing a key word, a
-question word choosing between a name and a place) sat at chance for 600-1000 steps
-before this model learned them, too slow for CI; the rules above are learned in one or
-two epochs, and still need the segment ids (pairs) and the windows (QA).
-
-The generators live in tests/fine_tuning_data.py, shared with the other fine-tuning tests.
+The data and the tiny preset come from tests/fine_tuning_data.py (its docstring gives
+each task's rule and why those rules were chosen).
 """
 
 import keras
