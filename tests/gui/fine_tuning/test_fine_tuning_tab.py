@@ -272,7 +272,11 @@ def test_the_window_keeps_answering_while_a_run_trains(tab, qtbot, tmp_path, dat
     status = click_and_wait_for_end(tab, qtbot, tab.start_button)
     heartbeat.stop()
     assert status == "completed", tab.error_banner.message
-    assert heartbeat.max_gap_ms < 200
+    # Trained on the UI thread, this run would freeze the window for its whole length
+    # (seconds). In a worker the gaps are the training thread's hold on the GIL:
+    # 57-152 ms in benchmarks/gui_heartbeat.py, 384 ms once on a loaded 2-core CI
+    # machine; a second is where a user sees a frozen window.
+    assert heartbeat.max_gap_ms < 1000
 
 
 def _check_exports(tab, folder):
