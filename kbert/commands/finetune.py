@@ -16,6 +16,7 @@ from kbert.data.question_windowing import QuestionWindowing
 from kbert.finetuning.task_specs import TASK_NAMES
 from kbert.finetuning.task_specs import TASK_SPECS
 from kbert.preprocessing.length_buckets import DEFAULT_BATCH_SIZE
+from kbert.training.adam_epsilon import EPSILON_STYLES
 from kbert.training.precisions import PRECISIONS
 from kbert.training.precisions import PRECISION_HELP
 
@@ -175,6 +176,13 @@ def add_parser(subparsers):
         help="clip the global gradient norm to X; 0 turns clipping off (default: 1.0)",
     )
     training.add_argument(
+        "--adam-epsilon-style",
+        choices=EPSILON_STYLES,
+        default="keras",
+        help="where AdamW adds epsilon: 'keras' (before the bias correction) or 'torch' "
+        "(after it, as transformers' Trainer does) (default: keras)",
+    )
+    training.add_argument(
         "--precision",
         choices=PRECISIONS,
         default="auto",
@@ -235,6 +243,7 @@ def run(args):
         weight_decay=args.weight_decay,
         gradient_accumulation_steps=args.gradient_accumulation,
         clip_norm=args.clip_norm or None,
+        adam_epsilon_style=args.adam_epsilon_style,
         precision=args.precision,
         max_length=args.max_length,
         patience=args.patience,

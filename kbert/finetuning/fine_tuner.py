@@ -178,6 +178,7 @@ class FineTuner:
                 weight_decay=config.weight_decay,
                 gradient_accumulation_steps=config.gradient_accumulation_steps,
                 clip_norm=config.clip_norm,
+                epsilon_style=config.adam_epsilon_style,
             )
         )
 

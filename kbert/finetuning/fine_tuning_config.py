@@ -4,6 +4,7 @@ import dataclasses
 
 from kbert.argument_checks import check_positive_int
 from kbert.preprocessing.length_buckets import DEFAULT_BATCH_SIZE
+from kbert.training.adam_epsilon import EPSILON_STYLES
 from kbert.training.precisions import PRECISIONS
 
 # Settings that may change when a run is resumed: they do not affect the weights.
@@ -23,6 +24,9 @@ class FineTuningConfig:
         gradient_accumulation_steps: batches whose gradients are averaged per update,
             for an effective batch `batch_size * gradient_accumulation_steps`.
         clip_norm: the global gradient norm is clipped to this (None: no clipping).
+        adam_epsilon_style: where AdamW adds epsilon: "keras" (to sqrt(v), before the
+            bias correction) or "torch" (after it, as transformers' Trainer does; a
+            Trainer recipe then reproduces step for step).
         precision: "auto" (mixed_bfloat16 on a GPU or TPU, float32 on a CPU),
             "float32", "mixed_float16" (with loss scaling) or "mixed_bfloat16".
         max_length: longest input in tokens; None for the model's limit. Longer
@@ -42,6 +46,7 @@ class FineTuningConfig:
     weight_decay: float = 0.01
     gradient_accumulation_steps: int = 1
     clip_norm: float = 1.0
+    adam_epsilon_style: str = "keras"
     precision: str = "auto"
     max_length: int = None
     patience: int = None
@@ -57,6 +62,11 @@ class FineTuningConfig:
                 check_positive_int(name, getattr(self, name))
         if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
             raise ValueError(f"`seed` must be an integer >= 0. Received: seed={self.seed!r}")
+        if self.adam_epsilon_style not in EPSILON_STYLES:
+            raise ValueError(
+                f"`adam_epsilon_style` must be one of {EPSILON_STYLES}. "
+                f"Received: adam_epsilon_style={self.adam_epsilon_style!r}"
+            )
         if self.precision not in PRECISIONS:
             raise ValueError(
                 f"`precision` must be one of {PRECISIONS}. Received: precision={self.precision!r}"

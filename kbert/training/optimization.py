@@ -4,7 +4,8 @@ Everything here is a stock Keras object configured the way BERT was trained
 (Devlin et al., 2018, appendix A.3), so a user can pass the result straight to
 `model.compile`:
 
-- AdamW whose weight decay skips LayerNorm scales and offsets and every bias;
+- AdamW (`BertAdamW`) whose weight decay skips LayerNorm scales and offsets and
+  every bias, with epsilon where Keras adds it or where PyTorch does;
 - a learning rate that rises linearly from 0 over the warm-up, then falls linearly
   to 0 at the last optimiser update;
 - gradient accumulation (`gradient_accumulation_steps`) and clipping of the global
@@ -25,7 +26,9 @@ from keras import ops
 from kbert.argument_checks import check_positive_int
 from kbert.platform_support import describe_device
 from kbert.platform_support import runs_on_accelerator
+from kbert.training.adam_epsilon import EPSILON_STYLES
 from kbert.training.bert_adamw import NO_DECAY_VARIABLE_NAMES
+from kbert.training.bert_adamw import BertAdamW
 from kbert.training.precisions import PRECISIONS
 
 logger = logging.getLogger("kbert.training")
@@ -103,6 +106,7 @@ def create_optimizer(
     clip_norm=1.0,
     warmup_steps=None,
     optimizer="adamw",
+    epsilon_style="keras",
 ):
     """AdamW (or LAMB) as BERT trains, with the schedule of `LinearWarmupDecay`.
 
@@ -120,9 +124,13 @@ def create_optimizer(
         clip_norm: clip the global gradient norm to this value (None: no clipping).
         warmup_steps: updates of warm-up; given, it replaces `warmup_ratio`.
         optimizer: "adamw", or "lamb" (layer-wise adaptive, for large pretraining batches).
+        epsilon_style: where AdamW adds epsilon: "keras" (before the bias correction) or
+            "torch" (after it, as `torch.optim.AdamW` and transformers' Trainer); see
+            `BertAdamW`. Only for "adamw".
 
     Returns:
-        A `keras.optimizers.AdamW` (or `Lamb`), ready for `model.compile(optimizer=...)`.
+        A `BertAdamW` (or `keras.optimizers.Lamb`), ready for
+        `model.compile(optimizer=...)`.
     """
     if not isinstance(warmup_ratio, (int, float)) or not 0.0 <= warmup_ratio <= 1.0:
         raise ValueError(
@@ -146,8 +154,14 @@ def create_optimizer(
         total_steps=total_steps,
         gradient_accumulation_steps=gradient_accumulation_steps,
     )
-    optimizer_class = keras.optimizers.Lamb if optimizer == "lamb" else keras.optimizers.AdamW
-    optimizer = optimizer_class(
+    if epsilon_style not in EPSILON_STYLES:
+        raise ValueError(
+            f"`epsilon_style` must be one of {EPSILON_STYLES}. "
+            f"Received: epsilon_style={epsilon_style!r}"
+        )
+    if optimizer == "lamb" and epsilon_style != "keras":
+        raise ValueError("`epsilon_style` applies to AdamW; LAMB takes only 'keras'.")
+    options = dict(
         learning_rate=schedule,
         weight_decay=weight_decay,
         # BERT's Adam epsilon (1e-6), not Keras' default (1e-7).
@@ -158,8 +172,11 @@ def create_optimizer(
         if gradient_accumulation_steps > 1
         else None,
     )
-    optimizer.exclude_from_weight_decay(var_names=list(NO_DECAY_VARIABLE_NAMES))
-    return optimizer
+    if optimizer == "lamb":
+        optimizer = keras.optimizers.Lamb(**options)
+        optimizer.exclude_from_weight_decay(var_names=list(NO_DECAY_VARIABLE_NAMES))
+        return optimizer
+    return BertAdamW(epsilon_style=epsilon_style, **options)
 
 
 def resolve_precision(precision):
