@@ -11,7 +11,7 @@ import pytest
 from pretraining_helpers import make_shards, pretrain
 
 from kbert.architecture.bert_config import BertConfig
-from kbert.pretraining.distribution import layout_map_for
+from kbert.training.distribution import layout_map_for
 from kbert.pretraining.pretraining_config import PretrainingConfig
 
 STEPS = 5

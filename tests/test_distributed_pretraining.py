@@ -30,7 +30,7 @@ import json, sys
 sys.path.insert(0, {tests!r})
 import jax
 jax.config.update("jax_cpu_collectives_implementation", "gloo")
-from kbert.pretraining.distribution import initialize_distributed
+from kbert.training.distribution import initialize_distributed
 distributed = initialize_distributed({distributed!r})
 from pretraining_helpers import StepLosses, tiny_config
 from kbert.architecture.bert_config import BertConfig

@@ -207,6 +207,12 @@ def add_parser(subparsers):
     training.add_argument(
         "--resume", action="store_true", help="continue the run whose checkpoint is in --output"
     )
+    training.add_argument(
+        "--data-parallel",
+        action="store_true",
+        help="replicate the model on every local device and split each batch between them "
+        "(JAX: keras.distribution; TensorFlow: MirroredStrategy over its GPUs)",
+    )
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     parser.set_defaults(run=run)
 
@@ -249,6 +255,7 @@ def run(args):
         patience=args.patience,
         seed=args.seed,
         checkpoint_every=args.checkpoint_every,
+        data_parallel=args.data_parallel,
     )
     print(f"precision: {describe_precision(config.precision)}", file=sys.stderr)
     token = CancellationToken()
@@ -305,6 +312,8 @@ def _print_result(result):
         print(f"best {result.metric}: {format_value(result.best_metric)} (epoch {result.best_epoch})")
     print(f"model: {result.preset_path if result.preset_path else '(none saved yet)'}")
     print(f"checkpoint: {result.checkpoint_path}")
+    if result.devices > 1:
+        print(f"devices: {result.devices} (data parallel)")
     if result.history:
         columns = list(result.history[0])
         print()

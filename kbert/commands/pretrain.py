@@ -138,7 +138,7 @@ def run(args):
 
     from kbert.commands.inference_inputs import print_json
     from kbert.architecture.bert_config import BertConfig
-    from kbert.pretraining.distribution import initialize_distributed
+    from kbert.training.distribution import initialize_distributed
     from kbert.pretraining.pretraining_config import PretrainingConfig
     from kbert.pretraining.pretraining_loop import PretrainingLoop
     from kbert.training import ProgressEvents

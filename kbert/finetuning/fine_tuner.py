@@ -20,6 +20,7 @@ from kbert.finetuning.fine_tuning_result import STOPPED_EARLY
 from kbert.finetuning.fine_tuning_adapter import FineTuningAdapter
 from kbert.finetuning.fine_tuning_adapter import model_limits
 from kbert.finetuning.adapter_registry import make_adapter
+from kbert.training.distribution import data_parallel
 from kbert.training.optimization import create_optimizer
 from kbert.training.optimization import precision_policy
 from kbert.training.random_seed import set_random_seed
@@ -51,6 +52,11 @@ class FineTuner:
     interrupted epoch had already trained on, and reaches the same weights as an
     uninterrupted run. On PyTorch, whose dropout draws from the global generator,
     the generator is re-seeded from `(seed, step)` before every batch instead.
+
+    Several devices: with `config.data_parallel`, the model is replicated on every
+    local device (`kbert.training.distribution.data_parallel`: `keras.distribution`
+    on JAX, `tf.distribute.MirroredStrategy` over TensorFlow's GPUs) and every batch
+    split between them; the run follows the one-device run with the same batches.
 
     Cancellation: `cancellation` is a `CancellationToken` (or `threading.Event`)
     checked after every batch; when set, the run writes a checkpoint and returns a
@@ -112,23 +118,25 @@ class FineTuner:
         """
         train_examples, eval_examples, label_names = self._read_data(train, evaluation)
         state = self._start_state(label_names, training_data_fingerprint(train_examples), resume)
-        model, dataset, tokenizer, max_length = self._build_model(train_examples, label_names)
-        steps_per_epoch = dataset.num_batches_per_epoch
-        total_steps = steps_per_epoch * self.config.epochs
-        self._compile(model, total_steps)
-        if state["global_step"] > 0 or state["epoch"] > 0:
-            self.checkpoint.restore(model)
-            logger.info(
-                "Resuming at epoch %d, batch %d of %d (step %d).",
-                state["epoch"] + 1,
-                state["batch"],
-                steps_per_epoch,
-                state["global_step"],
-            )
-        state["steps_per_epoch"] = steps_per_epoch
-        self._notify("on_train_begin", total_steps)
-        status = self._train_epochs(model, dataset, tokenizer, max_length, state, eval_examples)
-        result = self._result(state, status)
+        # Everything the model touches is built, compiled and run inside the block.
+        with data_parallel(self.config.data_parallel) as devices:
+            model, dataset, tokenizer, max_length = self._build_model(train_examples, label_names)
+            steps_per_epoch = dataset.num_batches_per_epoch
+            total_steps = steps_per_epoch * self.config.epochs
+            self._compile(model, total_steps)
+            if state["global_step"] > 0 or state["epoch"] > 0:
+                self.checkpoint.restore(model)
+                logger.info(
+                    "Resuming at epoch %d, batch %d of %d (step %d).",
+                    state["epoch"] + 1,
+                    state["batch"],
+                    steps_per_epoch,
+                    state["global_step"],
+                )
+            state["steps_per_epoch"] = steps_per_epoch
+            self._notify("on_train_begin", total_steps)
+            status = self._train_epochs(model, dataset, tokenizer, max_length, state, eval_examples)
+        result = self._result(state, status, devices)
         self._notify("on_train_end", result)
         return result
 
@@ -304,7 +312,7 @@ class FineTuner:
         if state["stopped_early"]:
             logger.info("No better %s for %d epochs: stopping early.", self.task.metric, patience)
 
-    def _result(self, state, status):
+    def _result(self, state, status, devices):
         history = state["history"]
         return FineTuningResult(
             status=status,
@@ -316,6 +324,7 @@ class FineTuner:
             checkpoint_path=self.checkpoint.path,
             history=[dict(entry) for entry in history],
             global_step=state["global_step"],
+            devices=devices,
         )
 
     def _notify(self, method, *args):

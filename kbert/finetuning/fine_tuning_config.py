@@ -8,7 +8,8 @@ from kbert.training.adam_epsilon import EPSILON_STYLES
 from kbert.training.precisions import PRECISIONS
 
 # Settings that may change when a run is resumed: they do not affect the weights.
-RESUMABLE_CHANGES = ("checkpoint_every", "eval_batch_size")
+# (The device count changes only the order of floating-point sums.)
+RESUMABLE_CHANGES = ("checkpoint_every", "eval_batch_size", "data_parallel")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -37,6 +38,8 @@ class FineTuningConfig:
         checkpoint_every: write a training checkpoint every this many batches (and
             at every epoch end); None for epoch ends only.
         eval_batch_size: examples (QA: windows) per forward pass in evaluation.
+        data_parallel: replicate the model on every local device and split each batch
+            between them (`kbert.training.distribution.data_parallel`).
     """
 
     epochs: int = 3
@@ -53,6 +56,7 @@ class FineTuningConfig:
     seed: int = 0
     checkpoint_every: int = 500
     eval_batch_size: int = 64
+    data_parallel: bool = False
 
     def __post_init__(self):
         for name in ("epochs", "batch_size", "gradient_accumulation_steps", "eval_batch_size"):

@@ -29,6 +29,7 @@ class FineTuningResult:
         checkpoint_path: the training checkpoint to resume from.
         history: one dict of logs per finished epoch, each with its `epoch` number.
         global_step: batches trained over the whole run.
+        devices: the devices each batch was split over (1 without data parallelism).
     """
 
     status: str
@@ -40,6 +41,7 @@ class FineTuningResult:
     checkpoint_path: object
     history: list = field(default_factory=list)
     global_step: int = 0
+    devices: int = 1
 
     @property
     def cancelled(self):
@@ -57,4 +59,5 @@ class FineTuningResult:
             "checkpoint_path": str(self.checkpoint_path),
             "history": [dict(entry) for entry in self.history],
             "global_step": self.global_step,
+            "devices": self.devices,
         }

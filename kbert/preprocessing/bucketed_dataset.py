@@ -6,6 +6,8 @@ import keras
 import numpy as np
 
 from kbert.argument_checks import check_positive_int
+from kbert.preprocessing.data_parallel_rows import data_parallel_replicas
+from kbert.preprocessing.data_parallel_rows import filled_weights
 from kbert.preprocessing.length_buckets import DEFAULT_BATCH_SIZE
 from kbert.preprocessing.length_buckets import bucket_length
 from kbert.preprocessing.length_buckets import length_buckets
@@ -168,9 +170,30 @@ class BucketedDataset(keras.utils.PyDataset):
         return self._epoch_plan(self.epoch if epoch is None else epoch)[index]
 
     def batch(self, epoch, index):
-        """Batch `index` of epoch `epoch`: `(inputs,)`, or `(inputs, labels)` with labels."""
+        """Batch `index` of epoch `epoch`: `(inputs,)`, or `(inputs, labels)` with labels.
+
+        Under data parallelism (`data_parallel_replicas()` devices), a batch the devices
+        do not divide is filled up with copies of its first row that weigh nothing, and
+        its real rows weigh `filled / real` where a loss averages over the batch: the
+        loss and the gradients are those of the real rows alone. (Every batch then
+        carries sample weights, so that all have one structure.)
+        """
         rows = self.example_indices(index, epoch)
+        replicas = data_parallel_replicas()
+        filled = np.concatenate([rows, np.repeat(rows[:1], -len(rows) % replicas)])
         length = bucket_length(int(self.lengths[rows].max()), self.buckets)
+        inputs = self._inputs(filled, length)
+        if self._labels is None:
+            return (inputs,)
+        labels = _map_leaves(lambda leaf: self._label_batch(leaf, filled, length, len(rows)), self._labels)
+        if replicas > 1:
+            # Every batch with weights: Keras distributes the batches of one structure.
+            return inputs, labels, filled_weights(self._labels, self._sample_weights, rows, len(filled), length)
+        if self._sample_weights is None:
+            return inputs, labels
+        return inputs, labels, _map_leaves(lambda leaf: leaf[rows], self._sample_weights)
+
+    def _inputs(self, rows, length):
         token_ids = np.full((len(rows), length), self.pad_token_id, dtype=np.int32)
         segment_ids = np.zeros((len(rows), length), dtype=np.int32)
         for row, example in enumerate(rows):
@@ -184,18 +207,14 @@ class BucketedDataset(keras.utils.PyDataset):
             for row, example in enumerate(rows):
                 extra[row, : len(values[example])] = values[example]
             inputs[name] = extra
-        if self._labels is None:
-            return (inputs,)
-        labels = _map_leaves(lambda leaf: self._label_batch(leaf, rows, length), self._labels)
-        if self._sample_weights is None:
-            return inputs, labels
-        return inputs, labels, _map_leaves(lambda leaf: leaf[rows], self._sample_weights)
+        return inputs
 
-    def _label_batch(self, leaf, rows, length):
+    def _label_batch(self, leaf, rows, length, real):
+        """The labels of `rows`; rows from `real` on are fillers (per-token: all ignored)."""
         if isinstance(leaf, np.ndarray):
             return leaf[rows]
         batch = np.full((len(rows), length), IGNORED_LABEL, dtype=np.int32)
-        for row, example in enumerate(rows):
+        for row, example in enumerate(rows[:real]):
             batch[row, : self.lengths[example]] = leaf[example]
         return batch
 

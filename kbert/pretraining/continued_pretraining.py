@@ -33,6 +33,8 @@ DEFAULTS = dict(
     checkpoint_every=None,
     eval_batch_size=64,
     seed=0,
+    data_parallel=False,
+    adam_epsilon_style="keras",
 )
 # Fine-tuning settings without a meaning here (no per-epoch evaluation to stop on).
 IGNORED = ("patience",)
@@ -72,6 +74,11 @@ class ContinuedPretraining:
         if unknown:
             raise ValueError(
                 f"Continued pretraining takes the settings {sorted(DEFAULTS)}. Received: {unknown}"
+            )
+        if settings.get("adam_epsilon_style", "keras") != "keras":
+            raise ValueError(
+                "Continued pretraining (masked-lm) uses Keras' AdamW epsilon; "
+                "`adam_epsilon_style='torch'` is for fine-tuning."
             )
         self.source = source
         self.output_dir = pathlib.Path(output_dir).expanduser()
@@ -143,6 +150,7 @@ class ContinuedPretraining:
             checkpoint_every=settings["checkpoint_every"],
             dynamic_masking=True,
             eval_batch_size=settings["eval_batch_size"],
+            data_parallel=settings["data_parallel"],
             seed=settings["seed"],
         )
 

@@ -42,7 +42,7 @@ class PretrainingConfig:
             ratio of the fill factors. The held-out evaluation reads instances unpacked.
         max_sequences_per_row: with `pack_sequences`, the most instances in one row.
         data_parallel: replicate the model over every local device (see
-            `kbert.pretraining.distribution`).
+            `kbert.training.distribution`).
         eval_batch_size: batch size of the final evaluation (at most the number
             of evaluation instances, rounded down to a multiple of the replicas).
         seed: seeds initialisation, data order, dropout and masking.

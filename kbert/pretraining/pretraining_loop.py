@@ -6,7 +6,7 @@ import pathlib
 import keras
 
 from kbert.files.exclusive_output import exclusive_output
-from kbert.pretraining.distribution import data_parallel, process_share
+from kbert.training.distribution import data_parallel, process_share
 from kbert.pretraining.packed_shard_reader import PackedShardReader
 from kbert.pretraining.pretraining_config import RESUMABLE_CHANGES, PretrainingConfig
 from kbert.pretraining.pretraining_objective import (

@@ -101,7 +101,7 @@ class PretrainingObjective(keras.Model):
         Returns:
             The names of `pretraining_metrics`.
         """
-        from kbert.pretraining.distribution import process_share
+        from kbert.training.distribution import process_share
         from kbert.pretraining.shard_dataset import ShardDataset
 
         dataset = ShardDataset(reader, batch_size, None, shuffle=False, share=process_share())

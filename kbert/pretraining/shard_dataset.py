@@ -28,7 +28,7 @@ class ShardDataset(keras.utils.PyDataset):
 
     Multi-process data parallelism: with `share=(i, P)` each batch holds rows
     `[i * B / P, (i + 1) * B / P)` of the global batch `B = batch_size`, the share
-    that process `i` of `P` feeds (see `kbert.pretraining.distribution.process_share`).
+    that process `i` of `P` feeds (see `kbert.training.distribution.process_share`).
 
     Args:
         reader: a `ShardReader` (or `PackedShardReader`: its rows hold several instances).

@@ -6,6 +6,8 @@
   file, for exact resume; `start_state`: a new run or the checkpoint's;
 - `StepCallback`: the per-batch work (counting, reports, checkpoints, cancellation);
 - `set_random_seed`: Keras' seeding without importing TensorFlow on other backends;
+- `data_parallel`, `initialize_distributed`: every local device, or several processes,
+  through `keras.distribution` (JAX) and `tf.distribute` (TensorFlow);
 - `CancellationToken`, `TrainingCallback` and the typed `ProgressEvents`.
 
 Names load lazily (`kbert.lazy_imports`): importing this package imports no Keras.
@@ -18,6 +20,7 @@ _PUBLIC_NAMES = names_by_module(
     {
         "kbert.training.bert_adamw": ("BertAdamW",),
         "kbert.training.cancellation_token": ("CancellationToken",),
+        "kbert.training.distribution": ("data_parallel", "initialize_distributed"),
         "kbert.training.ignore_class_accuracy": ("IgnoreClassAccuracy",),
         "kbert.training.optimization": (
             "LinearWarmupDecay",

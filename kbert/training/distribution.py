@@ -1,8 +1,13 @@
-"""Scaling pretraining out: data parallelism and a layout map for model parallelism.
+"""Scaling training out: data parallelism and a layout map for model parallelism.
 
-Data parallelism (`data_parallel`) replicates the model on every local device and
-splits each global batch between them; gradients are averaged, so the run follows
-the same loss curve as one device with the same global batch. On JAX it goes
+Data parallelism (`data_parallel`, for fine-tuning and pretraining) replicates the
+model on every local device and splits each global batch between them; gradients are
+averaged, so the run follows the same loss curve as one device with the same global
+batch. A batch whose size the devices do not divide (the epoch's one smaller batch of
+a `BucketedDataset`, an evaluation's last) is filled up with rows that weigh nothing
+(`BucketedDataset` asks `data_parallel_replicas`): gradients and weights are those of
+one device; only the logged training loss, Keras' mean over a batch's rows, counts the
+fillers' rows too. On JAX it goes
 through `keras.distribution.DataParallel` (the same code path on one device); on
 TensorFlow through a `tf.distribute.MirroredStrategy` scope over the local GPUs
 (none with fewer than two: the default strategy computes the same); on PyTorch kbert
@@ -41,7 +46,7 @@ import os
 
 import keras
 
-logger = logging.getLogger("kbert.pretraining")
+logger = logging.getLogger("kbert.training")
 
 MULTI_HOST_VARIABLE = "KBERT_JAX_DISTRIBUTED"
 

@@ -1,0 +1,171 @@
+"""Fine-tuning over several devices: the same run as on one (JAX, two virtual CPU devices).
+
+Each task is fine-tuned twice from the same tiny preset, with the same seed and batches:
+on one device, and with `data_parallel=True` over two. 13 training examples in batches
+of 4 leave one batch of 1 per epoch, which two devices cannot split: it is filled up with
+rows that weigh nothing, so the evaluation scores and final weights must agree (the
+logged training loss only closely: Keras' loss tracker counts the fillers' rows).
+"""
+
+import json
+import os
+import pathlib
+import subprocess
+import sys
+
+import keras
+import numpy as np
+import pytest
+from fine_tuning_data import classification_examples
+from fine_tuning_data import make_tiny_preset
+
+from kbert.finetuning.fine_tuning_config import FineTuningConfig
+from kbert.preprocessing.bucketed_dataset import BucketedDataset
+
+TOLERANCE = 1e-5
+LOGGED_LOSS_TOLERANCE = 2e-2
+
+# A fresh interpreter: the device count must be set before JAX is imported.
+_COMPARISON = """
+import json, sys
+sys.path.insert(0, {tests!r})
+import jax
+import numpy as np
+from fine_tuning_data import (classification_examples, make_tiny_preset, qa_examples,
+                              token_classification_examples)
+from kbert.finetuning import FineTuner
+from kbert.finetuning.fine_tuning_config import FineTuningConfig
+from kbert.models import BertTask
+
+assert jax.device_count() == 2, jax.devices()
+folder = {folder!r}
+preset = make_tiny_preset(folder + "/preset")
+data = {{
+    "classification": (classification_examples(13, 0), classification_examples(7, 1)),
+    "token-classification": (token_classification_examples(13, 0),
+                             token_classification_examples(7, 1)),
+    "qa": (qa_examples(13, 0, 2, 4), qa_examples(7, 1, 2, 4)),
+}}
+report = {{}}
+for task, (train, evaluation) in data.items():
+    runs = {{}}
+    for parallel in (False, True):
+        config = FineTuningConfig(epochs=2, batch_size=4, learning_rate=1e-3, seed=3,
+                                  checkpoint_every=None, eval_batch_size=5,
+                                  data_parallel=parallel)
+        tuner = FineTuner(task, preset, folder + f"/{{task}}-{{parallel}}", config)
+        result = tuner.run(train, evaluation)
+        if parallel:
+            sharding = tuner.model.trainable_weights[0].value.sharding
+            assert len(sharding.device_set) == 2, sharding
+        model = BertTask.from_preset(result.preset_path)
+        runs[parallel] = dict(
+            devices=result.devices,
+            history=result.history,
+            weights=[np.asarray(w) for w in model.get_weights()],
+        )
+    report[task] = dict(
+        devices=[runs[False]["devices"], runs[True]["devices"]],
+        history=[runs[False]["history"], runs[True]["history"]],
+        weight_difference=max(
+            float(np.abs(a - b).max()) for a, b in zip(runs[False]["weights"], runs[True]["weights"])
+        ),
+    )
+print("REPORT" + json.dumps(report))
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(
+    keras.backend.backend() != "jax",
+    reason="keras.distribution's data parallelism is JAX's; test_the_flag_runs_on_every_"
+    "backend covers TensorFlow's strategy and PyTorch's one device",
+)
+def test_two_devices_fine_tune_as_one(tmp_path):
+    script = _COMPARISON.format(tests=str(pathlib.Path(__file__).parent), folder=str(tmp_path))
+    environment = dict(
+        os.environ,
+        KERAS_BACKEND="jax",
+        XLA_FLAGS=os.environ.get("XLA_FLAGS", "") + " --xla_force_host_platform_device_count=2",
+        JAX_PLATFORMS="cpu",
+    )
+    completed = subprocess.run(
+        [sys.executable, "-c", script],
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
+    )
+    assert completed.returncode == 0, completed.stderr[-3000:]
+    line = next(line for line in completed.stdout.splitlines() if line.startswith("REPORT"))
+    report = json.loads(line[len("REPORT") :])
+    assert set(report) == {"classification", "token-classification", "qa"}
+    print("largest weight difference:", {task: e["weight_difference"] for task, e in report.items()})
+    for task, entry in report.items():
+        assert entry["devices"] == [1, 2], task
+        assert entry["weight_difference"] < TOLERANCE, (task, entry["weight_difference"])
+        one, two = entry["history"]
+        assert len(one) == len(two) == 2, task
+        for one_epoch, two_epoch in zip(one, two):
+            assert one_epoch.keys() == two_epoch.keys(), task
+            for key, value in one_epoch.items():
+                # The logged training loss is Keras' mean over rows, fillers counted
+                # (its loss tracker weighs a batch by its size): close, not equal. What
+                # the model learns (the weights above) and its scores are the same.
+                bound = LOGGED_LOSS_TOLERANCE if key == "loss" else TOLERANCE
+                assert abs(value - two_epoch[key]) < bound, (task, key, one, two)
+
+
+def test_the_flag_runs_on_every_backend(tmp_path):
+    # JAX on this process's devices, TensorFlow's strategy, PyTorch's one device.
+    from kbert.cli import main
+
+    preset = make_tiny_preset(tmp_path / "preset")
+    train = tmp_path / "train.csv"
+    rows = ["text,label"] + [f"{e.text},{e.label}" for e in classification_examples(10, 0)]
+    train.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    output = tmp_path / "run"
+    arguments = ["finetune", "--task", "classification", "--model", str(preset)]
+    arguments += ["--train", str(train), "--output", str(output), "--epochs", "1"]
+    arguments += ["--batch-size", "4", "--data-parallel", "--json"]
+    assert main(arguments) == 0
+    assert (output / "model" / "config.json").is_file()
+
+
+def test_a_batch_the_devices_do_not_divide_is_filled_with_rows_that_weigh_nothing(monkeypatch):
+    import kbert.preprocessing.bucketed_dataset as bucketed
+
+    token_ids = [np.arange(2, 2 + n) for n in (3, 4, 5, 6, 7)]
+    per_token = [np.arange(n) for n in (3, 4, 5, 6, 7)]
+    dataset = BucketedDataset(
+        token_ids,
+        labels={"label": np.array([0, 1, 0, 1, 0]), "tags": per_token},
+        batch_size=3,
+        shuffle=False,
+    )
+    monkeypatch.setattr(bucketed, "data_parallel_replicas", lambda: 4)
+    inputs, labels, weights = dataset[1]  # 2 real rows, filled up to 4
+    assert inputs["token_ids"].shape[0] == labels["label"].shape[0] == 4
+    np.testing.assert_array_equal(inputs["token_ids"][2], inputs["token_ids"][0])
+    # The per-example label is averaged over the batch: real rows weigh 4 / 2.
+    np.testing.assert_array_equal(weights["label"], [2.0, 2.0, 0.0, 0.0])
+    # Per-token labels are averaged over the labels that count: the fillers' are ignored.
+    length = inputs["token_ids"].shape[1]
+    np.testing.assert_array_equal(weights["tags"], [[1.0] * length] * 2 + [[0.0] * length] * 2)
+    assert (labels["tags"][2:] == -100).all()
+    for row, example in enumerate(dataset.example_indices(1)):
+        np.testing.assert_array_equal(labels["tags"][row, : len(per_token[example])], per_token[example])
+    # A batch the devices divide keeps its rows and their weights.
+    monkeypatch.setattr(bucketed, "data_parallel_replicas", lambda: 3)
+    inputs, labels, weights = dataset[0]
+    assert inputs["token_ids"].shape[0] == 3
+    np.testing.assert_array_equal(weights["label"], [1.0, 1.0, 1.0])
+    # One device: the batches are those of a dataset without weights.
+    monkeypatch.setattr(bucketed, "data_parallel_replicas", lambda: 1)
+    assert len(dataset[1]) == 2 and dataset[1][0]["token_ids"].shape[0] == 2
+
+
+def test_config_records_the_choice():
+    assert FineTuningConfig().data_parallel is False
+    assert FineTuningConfig(data_parallel=True).to_dict()["data_parallel"] is True
