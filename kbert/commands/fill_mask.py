@@ -16,7 +16,8 @@ def add_parser(subparsers):
         description=(
             "Predict the most probable tokens at each [MASK] of each TEXT, with their "
             "probabilities and the character offsets of the mask. Texts longer than "
-            "the model's limit are truncated with a warning."
+            "the model's limit are truncated with a warning. A long text prints as its "
+            "start and each candidate as the text around its mask (--json keeps them whole)."
         ),
         epilog='example: kbert fill-mask --model demo "The [MASK] sat on the mat."',
     )
@@ -67,9 +68,39 @@ def run(args):
         if args.json:
             print_json(result)
             continue
-        print(result.text)
+        print(_shortened(result.text))
         for mask in result.masks:
             print(f"  {result.text[mask.start : mask.end]} at {mask.start}:{mask.end}")
             for candidate in mask.candidates:
-                print(f"    {candidate.probability:.4f}  {candidate.token:<15} {candidate.text}")
+                shown = _around(candidate.text, mask.start, mask.end - len(result.text))
+                print(f"    {candidate.probability:.4f}  {candidate.token:<15} {shown}")
     return EXIT_OK
+
+
+# A text longer than this prints as its start, and each candidate as the window of
+# CONTEXT_CHARACTERS either side of the filled mask (5,000 words would otherwise repeat
+# on every candidate line); --json keeps every text whole.
+LONG_TEXT_CHARACTERS = 120
+CONTEXT_CHARACTERS = 40
+
+
+def _shortened(text):
+    if len(text) <= LONG_TEXT_CHARACTERS:
+        return text
+    return f"{_one_line(text[:LONG_TEXT_CHARACTERS])}... ({len(text)} characters)"
+
+
+def _around(filled, start, end_from_last):
+    """The window of `filled` around the word that starts at `start` and ends
+    `end_from_last` characters (a negative count or 0) from the end of the text."""
+    if len(filled) <= LONG_TEXT_CHARACTERS:
+        return filled
+    end = len(filled) + end_from_last
+    left = max(0, start - CONTEXT_CHARACTERS)
+    right = min(len(filled), end + CONTEXT_CHARACTERS)
+    window = _one_line(filled[left:right])
+    return ("..." if left > 0 else "") + window + ("..." if right < len(filled) else "")
+
+
+def _one_line(text):
+    return " ".join(text.split("\n"))
