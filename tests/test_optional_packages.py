@@ -1,10 +1,9 @@
 """The light install: `pip install kbert` is Keras and JAX; the rest are extras that the
 errors name.
 
-A package that is not installed is simulated the way Python itself records one that
-failed to import: `sys.modules[name] = None` makes `import name` raise
-ModuleNotFoundError. The backend tests run in a fresh process, since Keras picks its
-backend once, at import.
+A package that is not installed is simulated in a fresh process (Keras picks its backend
+once, at import) by a finder that answers ModuleNotFoundError for it, as Python does for
+a package that is not there; in this process, by `sys.modules[name] = None`.
 """
 
 import os
@@ -47,8 +46,28 @@ def test_reading_a_google_checkpoint_without_tensorflow_names_the_extra(monkeypa
     assert message.endswith('pip install "kbert[tensorflow]"')
 
 
-def _without(package, backend, code):
-    script = f"import sys, os\nsys.modules[{package!r}] = None\n{code}"
+# Installed in the child process ahead of every finder: the packages it names (and their
+# submodules) are not found, as if not installed; nothing is put in sys.modules, where
+# other libraries look for them (SciPy checks for a loaded torch).
+BLOCKER = """
+import sys
+
+class NotInstalled:
+    def __init__(self, names):
+        self.names = set(names)
+
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in self.names:
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+        return None
+
+sys.meta_path.insert(0, NotInstalled(%r))
+"""
+
+
+def _without(packages, backend, code):
+    packages = [packages] if isinstance(packages, str) else list(packages)
+    script = BLOCKER % (packages,) + code
     environment = dict(os.environ, KERAS_BACKEND=backend)
     return subprocess.run(
         [sys.executable, "-c", script],
@@ -105,3 +124,24 @@ def test_the_core_install_is_keras_and_jax_and_the_extras_add_the_rest():
     assert names(extras["gui"]) == {"pyside6"}
     assert extras["all"] == ["kbert[tensorflow,torch,gui]"]
     assert "kbert[all]" in extras["test"]  # scripts/setup.sh and CI install everything
+
+
+# What the light install leaves out, and what only the tests install.
+NOT_IN_THE_CORE = ("tensorflow", "torch", "PySide6", "keras_hub", "keras_nlp", "transformers")
+
+
+@only_on_the_jax_pass
+@pytest.mark.slow
+def test_the_core_runs_fill_mask_and_a_fit_on_strings_without_the_extras():
+    completed = _without(
+        NOT_IN_THE_CORE,
+        "jax",
+        "from kbert.cli import main\n"
+        "assert main(['fill-mask', '--model', 'demo', 'a [MASK] of France.']) == 0\n"
+        "from kbert.models import BertClassifier\n"
+        "model = BertClassifier.from_preset('demo', label_names=['no', 'yes'])\n"
+        "history = model.fit(['a fine film', 'a dull plot'], ['yes', 'no'], epochs=1, verbose=0)\n"
+        "print('loss', history.history['loss'][0])\n",
+    )
+    assert completed.returncode == 0, completed.stderr[-3000:]
+    assert "[MASK] at 2:8" in completed.stdout and "loss" in completed.stdout, completed.stdout
