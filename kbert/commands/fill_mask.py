@@ -72,7 +72,7 @@ def run(args):
         for mask in result.masks:
             print(f"  {result.text[mask.start : mask.end]} at {mask.start}:{mask.end}")
             for candidate in mask.candidates:
-                shown = _around(candidate.text, mask.start, mask.end - len(result.text))
+                shown = _around(result.text, mask, candidate)
                 print(f"    {candidate.probability:.4f}  {candidate.token:<15} {shown}")
     return EXIT_OK
 
@@ -90,16 +90,20 @@ def _shortened(text):
     return f"{_one_line(text[:LONG_TEXT_CHARACTERS])}... ({len(text)} characters)"
 
 
-def _around(filled, start, end_from_last):
-    """The window of `filled` around the word that starts at `start` and ends
-    `end_from_last` characters (a negative count or 0) from the end of the text."""
-    if len(filled) <= LONG_TEXT_CHARACTERS:
-        return filled
-    end = len(filled) + end_from_last
-    left = max(0, start - CONTEXT_CHARACTERS)
-    right = min(len(filled), end + CONTEXT_CHARACTERS)
-    window = _one_line(filled[left:right])
-    return ("..." if left > 0 else "") + window + ("..." if right < len(filled) else "")
+def _around(text, mask, candidate):
+    """`candidate.text`, or for a long text the window around `mask` with the candidate in it.
+
+    The window is cut from the caller's text, so its offsets hold whatever `--joint`
+    filled elsewhere; other masks in it show as `[MASK]`.
+    """
+    if len(text) <= LONG_TEXT_CHARACTERS:
+        return candidate.text
+    from kbert.tokenizer.bert_tokenizer import display_token
+
+    left = max(0, mask.start - CONTEXT_CHARACTERS)
+    right = min(len(text), mask.end + CONTEXT_CHARACTERS)
+    window = text[left : mask.start] + display_token(candidate.token) + text[mask.end : right]
+    return ("..." if left > 0 else "") + _one_line(window) + ("..." if right < len(text) else "")
 
 
 def _one_line(text):
