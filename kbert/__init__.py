@@ -2,12 +2,23 @@
 
 The public names are imported lazily so that `import kbert` (and the `kbert` command's
 `--help`) stays fast; Keras and the backend load on first use of a model class.
+
+TensorFlow's C++ logging is kept to errors (`TF_CPP_MIN_LOG_LEVEL=2`) when kbert is
+what imports TensorFlow, unless the environment already sets the level: its start-up
+INFO and WARNING lines are noise to a kbert user. On the JAX and PyTorch backends
+kbert imports TensorFlow only where a task needs it (reading a Google TF checkpoint).
 """
+
+import os
+import sys
 
 from kbert.lazy_imports import lazy_attributes
 from kbert.lazy_imports import names_by_module
 
 __version__ = "0.1.0"
+
+if "tensorflow" not in sys.modules:
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
 _PUBLIC_NAMES = names_by_module(
     {

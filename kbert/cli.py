@@ -7,8 +7,8 @@ API and prints the result, returning the exit status. A new command is one more 
 and one more name in `_COMMAND_MODULES`.
 
 Errors the user can fix (`ValueError`, a missing optional package, an unreadable file)
-are printed as one line on stderr with exit status 1; anything else is a bug and keeps
-its traceback.
+are printed as one line on stderr with exit status 1 (a missing backend or the app:
+which `kbert[...]` extra installs it); anything else is a bug and keeps its traceback.
 
 Unless the environment says otherwise, the commands run on JAX (whatever keras.json
 names) and keep JAX's compiled programs on disk, so that a second `kbert fill-mask`
@@ -138,7 +138,10 @@ def main(argv=None):
     try:
         return args.run(args)
     except (ValueError, ImportError, OSError) as error:
-        print(f"kbert {args.command}: error: {error}", file=sys.stderr)
+        from kbert.optional_packages import missing_extra_message
+
+        message = missing_extra_message(error) or error
+        print(f"kbert {args.command}: error: {message}", file=sys.stderr)
         return EXIT_ERROR
 
 

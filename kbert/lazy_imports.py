@@ -7,6 +7,8 @@ specs and `BertConfig` stay instant and Keras-free.
 
 import importlib
 
+from kbert.optional_packages import missing_extra_message
+
 
 def names_by_module(modules):
     """`{name: module}` from `{module: (name, ...)}`, the way a package lists its names.
@@ -37,7 +39,15 @@ def lazy_attributes(package, public_names):
 
     def __getattr__(name):
         if name in public_names:
-            return getattr(importlib.import_module(public_names[name]), name)
+            try:
+                module = importlib.import_module(public_names[name])
+            except ModuleNotFoundError as error:
+                # The backend Keras was told to use is an extra that is not installed.
+                message = missing_extra_message(error)
+                if message is None:
+                    raise
+                raise ModuleNotFoundError(message, name=error.name) from error
+            return getattr(module, name)
         raise AttributeError(f"module {package!r} has no attribute {name!r}")
 
     def __dir__():

@@ -110,7 +110,8 @@ def test_convert_command_reports_an_unknown_folder(tmp_path, capsys):
     source.mkdir()
     assert main(["convert", str(source), str(tmp_path / "preset")]) == 1
     error = capsys.readouterr().err
-    assert "Unknown checkpoint format" in error and "config.json" in error
+    assert "Unknown checkpoint format" in error and "it holds nothing" in error
+    assert error.count("\n") == 1 and "`kbert convert --help` lists each format's files" in error
     assert not (tmp_path / "preset").exists()
 
 

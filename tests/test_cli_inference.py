@@ -68,6 +68,20 @@ def test_fill_mask_prints_candidates(presets, capsys, tmp_path):
     assert "fill-mask" in captured.err and "20/20" in captured.err
 
 
+def test_fill_mask_on_a_long_text_shows_a_window_around_each_mask(presets, capsys):
+    # The tokenizer skips the spaces, so the mask is within the tiny model's limit.
+    before, after = " " * 500 + "the cat sat on ", " , the dog ran" * 200
+    text = before + "[MASK]" + after
+    assert main(["fill-mask", "--model", presets["fill-mask"], "--top-k", "2", text]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].endswith(f"... ({len(text)} characters)") and len(lines[0]) < 200
+    assert lines[1] == f"  [MASK] at {len(before)}:{len(before) + 6}"
+    for line in lines[2:]:  # the candidates: 40 characters either side of the filled word
+        word = line.split()[1].removeprefix("##")
+        assert line.endswith(f"...{before[-40:]}{word}{after[:40]}..."), line
+    assert len(lines) == 4
+
+
 def test_fill_mask_errors(presets, capsys):
     assert main(["fill-mask", "--model", presets["fill-mask"], "no mask here"]) == 1
     assert "kbert fill-mask: error:" in capsys.readouterr().err

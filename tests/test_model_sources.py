@@ -201,22 +201,69 @@ def test_kaggle_handles_go_through_kagglehub(tmp_path, huggingface_folder, monke
         resolve_preset("kaggle://keras/bert")
 
 
-def test_unknown_sources_list_what_was_tried_and_the_accepted_forms(tmp_path):
+def test_unknown_sources_say_what_they_are_not_and_the_forms_in_three_lines(tmp_path):
     with pytest.raises(ValueError) as error:
         resolve_preset("bert-tiny-uncasd")
     message = str(error.value)
-    assert "a built-in preset: demo" in message
+    assert message.count("\n") <= 2, message
+    assert "not a built-in preset (demo)" in message
     assert "Did you mean: bert-tiny-uncased" in message
     for form in ("hf://owner/name", "kaggle://", "kbert preset folder", "checkpoint folder"):
         assert form in message
-    with pytest.raises(ValueError, match="write hf://someone/model"):
+    assert "`kbert convert --help` lists every form" in message
+    with pytest.raises(ValueError, match="write hf://someone/model") as error:
         resolve_preset("someone/model")
-    with pytest.raises(ValueError, match="No model at .*nowhere"):
+    assert str(error.value).count("\n") <= 2, str(error.value)
+    with pytest.raises(ValueError, match="No model at .*nowhere") as error:
         resolve_preset(str(tmp_path / "nowhere"))
+    assert str(error.value).count("\n") <= 2, str(error.value)
     empty = tmp_path / "empty"
     empty.mkdir()
-    with pytest.raises(ValueError, match="is not a model folder"):
+    (empty / "notes.txt").write_text("x")
+    with pytest.raises(ValueError, match="is not a model folder") as error:
         BertPretrainer.from_preset(empty)
+    assert "\n" not in str(error.value) and "The folder holds: notes.txt." in str(error.value)
+
+
+def test_the_forms_and_formats_the_errors_leave_out_are_in_convert_help(capsys):
+    with pytest.raises(SystemExit):
+        main(["convert", "--help"])
+    help_text = capsys.readouterr().out
+    for form in model_source.ACCEPTED_FORMS:
+        assert " ".join(form.split()[:4]) in help_text, form
+    for listed in ("bert_model.ckpt.index", "model.safetensors", "format_version", "task.json"):
+        assert listed in help_text, listed
+
+
+# huggingface_hub's own text: several lines of advice that kbert's hint replaces.
+HUB_CONNECTION_ERROR = (
+    "Got: ConnectError: [Errno -2] Name or service not known\n"
+    "An error happened while trying to locate the files on the Hub ... Please check your "
+    "internet connection and try again."
+)
+
+
+def test_every_download_failure_says_how_to_go_offline_in_three_lines(monkeypatch, private_cache):
+    def unreachable(*args, **kwargs):
+        raise OSError(HUB_CONNECTION_ERROR)
+
+    monkeypatch.setattr(huggingface_hub, "snapshot_download", unreachable)
+    monkeypatch.setattr(kagglehub, "model_download", unreachable)
+    messages = {}
+    for source in ("hf://someone/model", "kaggle://keras/bert/keras/bert_tiny_en_uncased", "bert-base-cased"):
+        with pytest.raises(ValueError) as error:
+            resolve_preset(source)
+        messages[source] = str(error.value)
+    for source, message in messages.items():
+        assert message.count("\n") <= 2, message
+        assert "the download failed: ConnectError: [Errno -2] Name or service not known" in message
+        assert "check your internet connection" not in message, message
+        assert "To use it offline" in message, message
+    hf_downloads = private_cache / "downloads" / "hf" / "someone" / "model"
+    assert str(hf_downloads) in messages["hf://someone/model"]
+    kaggle_page = "https://www.kaggle.com/models/keras/bert/keras/bert_tiny_en_uncased"
+    assert kaggle_page in messages["kaggle://keras/bert/keras/bert_tiny_en_uncased"]
+    assert str(private_cache / "downloads" / "bert-base-cased") in messages["bert-base-cased"]
 
 
 def test_every_command_takes_every_source(tmp_path, huggingface_folder, capsys):

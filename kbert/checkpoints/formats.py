@@ -64,7 +64,8 @@ def detect_format(source):
 
     Raises:
         ValueError: when `source` is not a folder or matches no known format; the
-            message lists what each format looks for and what the folder holds.
+            message (one line) says what the folder holds and where each format's
+            files are listed.
     """
     source = pathlib.Path(source).expanduser()
     if not source.exists():
@@ -76,16 +77,25 @@ def detect_format(source):
     for checkpoint_format in CHECKPOINT_FORMATS:
         if checkpoint_format.detect(source):
             return checkpoint_format
-    found = sorted(path.name for path in source.iterdir())
-    shown = found[:20] + ([f"... ({len(found) - 20} more)"] if len(found) > 20 else [])
-    looked_for = "\n  ".join(
-        f"{checkpoint_format.name}: {checkpoint_format.description}"
-        for checkpoint_format in CHECKPOINT_FORMATS
-    )
     raise ValueError(
-        f"Unknown checkpoint format in {str(source)!r}. Looked for:\n  {looked_for}\n"
-        f"The folder holds: {shown or 'nothing'}"
+        f"Unknown checkpoint format in {str(source)!r}: it holds {folder_contents(source)}, "
+        "not the files of a kbert preset or of a Hugging Face, Google or keras-hub "
+        "checkpoint (`kbert convert --help` lists each format's files)."
     )
+
+
+def folder_contents(folder, shown=10):
+    """The names in `folder`, the first `shown` of them, for an error message ("nothing" if empty)."""
+    found = sorted(path.name for path in pathlib.Path(folder).iterdir())
+    if not found:
+        return "nothing"
+    more = f", ... ({len(found) - shown} more)" if len(found) > shown else ""
+    return ", ".join(found[:shown]) + more
+
+
+def format_descriptions():
+    """One line per format: its name and the files it holds (for `kbert convert --help`)."""
+    return [f"{fmt.name}: {fmt.description}" for fmt in CHECKPOINT_FORMATS]
 
 
 def holds_checkpoint(folder):

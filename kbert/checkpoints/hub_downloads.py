@@ -71,7 +71,7 @@ def download_huggingface(
             if any(any(folder.glob(pattern)) for pattern in patterns):
                 return folder
     except connection_errors() as error:
-        raise DownloadFailed(f"the download failed: {error}") from None
+        raise DownloadFailed(f"the download failed: {short_reason(error)}") from None
     wanted = [name for patterns in weight_patterns for name in patterns]
     raise DownloadFailed(f"the Hugging Face repository {repo_id} has none of {wanted}")
 
@@ -97,8 +97,22 @@ def download_kaggle(handle):
     logger.info("Downloading %s from Kaggle.", handle)
     try:
         return pathlib.Path(kagglehub.model_download(handle))
+    except ValueError as error:  # a handle kagglehub refuses, e.g. an unknown framework
+        raise DownloadFailed(f"kagglehub refused the handle: {short_reason(error)}") from None
     except connection_errors() as error:
-        raise DownloadFailed(f"the download failed: {error}") from None
+        raise DownloadFailed(f"the download failed: {short_reason(error)}") from None
+
+
+def short_reason(error, limit=200):
+    """The first line of a client's error, without its "Got: " prefix, at most `limit` characters.
+
+    huggingface_hub's connection errors run to several lines of advice ("check your
+    internet connection ..."); kbert's message says what to do offline instead.
+    """
+    lines = [line.strip() for line in str(error).splitlines() if line.strip()]
+    reason = lines[0] if lines else type(error).__name__
+    reason = reason.removeprefix("Got: ").rstrip(".")
+    return reason if len(reason) <= limit else reason[: limit - 3] + "..."
 
 
 def connection_errors():

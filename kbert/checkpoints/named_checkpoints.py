@@ -219,26 +219,31 @@ def download(entry, downloads, source=None):
 
 
 def missing_files_message(entry, downloads, reason):
-    """Why `entry` is not available and which files to place in `downloads` to use it."""
-    lines = [
-        f"Checkpoint {entry.name!r} is not in the cache and {reason}.",
-        (
-            f"To use it offline, place its files in {downloads} (create the folder), "
-            "then run again. Any one of:"
-        ),
-    ]
+    """Why `entry` is not available and which files to place in `downloads` to use it.
+
+    Three lines at most: the reason, then the files of each format that works there.
+    """
+    alternatives = []
     if entry.huggingface_id:
-        lines.append(
-            f"  - from https://huggingface.co/{entry.huggingface_id}: config.json, "
+        alternatives.append(
+            f"from https://huggingface.co/{entry.huggingface_id}: config.json, "
             "model.safetensors (or pytorch_model.bin), vocab.txt, tokenizer_config.json"
         )
     if entry.keras_hub_handle:
-        lines.append(
-            f"  - the keras-hub preset https://www.kaggle.com/models/{entry.keras_hub_handle} "
+        alternatives.append(
+            f"the keras-hub preset https://www.kaggle.com/models/{entry.keras_hub_handle} "
             "(config.json, model.weights.h5, tokenizer.json, assets/tokenizer/vocabulary.txt)"
         )
-    lines.append(
-        "  - Google's original checkpoint: bert_config.json, bert_model.ckpt.index, "
-        "bert_model.ckpt.data-00000-of-00001, vocab.txt"
+    alternatives.append(
+        "Google's original checkpoint (bert_config.json, bert_model.ckpt.index, "
+        "bert_model.ckpt.data-00000-of-00001, vocab.txt)"
     )
+    first, *others = alternatives
+    lines = [
+        f"Checkpoint {entry.name!r} is not in the cache and {reason}.",
+        f"To use it offline, place its files in {downloads} (create the folder), then run "
+        f"again: {first}" + (";" if others else "."),
+    ]
+    if others:
+        lines.append("or " + "; or ".join(others) + ".")
     return "\n".join(lines)

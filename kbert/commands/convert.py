@@ -8,10 +8,20 @@ from kbert.commands import MODEL_HELP
 
 
 def published_names_epilog():
-    """The published checkpoint names, for `--help` (names only: no Keras import)."""
-    from kbert.checkpoints.named_checkpoints import NAMED_CHECKPOINTS
+    """What `--help` lists after the options: every model source, folder format and name.
 
-    lines = ["published checkpoints (name: description; aliases):"]
+    The model errors of every command point here instead of repeating the lists (no
+    Keras import: names and file lists only).
+    """
+    from kbert.checkpoints.formats import format_descriptions
+    from kbert.checkpoints.named_checkpoints import NAMED_CHECKPOINTS
+    from kbert.presets.model_source import ACCEPTED_FORMS
+
+    lines = ["model sources (what SRC and every --model take):"]
+    lines += [f"  - {form}" for form in ACCEPTED_FORMS]
+    lines += ["", "checkpoint folders (format: the files it holds):"]
+    lines += [f"  {description}" for description in format_descriptions()]
+    lines += ["", "published checkpoints (name: description; aliases):"]
     for name, entry in NAMED_CHECKPOINTS.items():
         aliases = ", ".join(alias for alias in (*entry.aliases, entry.huggingface_id) if alias)
         lines.append(f"  {name}: {entry.description}; {aliases}")

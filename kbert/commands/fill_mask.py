@@ -16,7 +16,8 @@ def add_parser(subparsers):
         description=(
             "Predict the most probable tokens at each [MASK] of each TEXT, with their "
             "probabilities and the character offsets of the mask. Texts longer than "
-            "the model's limit are truncated with a warning."
+            "the model's limit are truncated with a warning. A long text prints as its "
+            "start and each candidate as the text around its mask (--json keeps them whole)."
         ),
         epilog='example: kbert fill-mask --model demo "The [MASK] sat on the mat."',
     )
@@ -67,9 +68,43 @@ def run(args):
         if args.json:
             print_json(result)
             continue
-        print(result.text)
+        print(_shortened(result.text))
         for mask in result.masks:
             print(f"  {result.text[mask.start : mask.end]} at {mask.start}:{mask.end}")
             for candidate in mask.candidates:
-                print(f"    {candidate.probability:.4f}  {candidate.token:<15} {candidate.text}")
+                shown = _around(result.text, mask, candidate)
+                print(f"    {candidate.probability:.4f}  {candidate.token:<15} {shown}")
     return EXIT_OK
+
+
+# A text longer than this prints as its start, and each candidate as the window of
+# CONTEXT_CHARACTERS either side of the filled mask (5,000 words would otherwise repeat
+# on every candidate line); --json keeps every text whole.
+LONG_TEXT_CHARACTERS = 120
+CONTEXT_CHARACTERS = 40
+
+
+def _shortened(text):
+    if len(text) <= LONG_TEXT_CHARACTERS:
+        return text
+    return f"{_one_line(text[:LONG_TEXT_CHARACTERS])}... ({len(text)} characters)"
+
+
+def _around(text, mask, candidate):
+    """`candidate.text`, or for a long text the window around `mask` with the candidate in it.
+
+    The window is cut from the caller's text, so its offsets hold whatever `--joint`
+    filled elsewhere; other masks in it show as `[MASK]`.
+    """
+    if len(text) <= LONG_TEXT_CHARACTERS:
+        return candidate.text
+    from kbert.tokenizer.bert_tokenizer import display_token
+
+    left = max(0, mask.start - CONTEXT_CHARACTERS)
+    right = min(len(text), mask.end + CONTEXT_CHARACTERS)
+    window = text[left : mask.start] + display_token(candidate.token) + text[mask.end : right]
+    return ("..." if left > 0 else "") + _one_line(window) + ("..." if right < len(text) else "")
+
+
+def _one_line(text):
+    return " ".join(text.split("\n"))

@@ -92,11 +92,11 @@ def require_inputs(inputs, what):
     return inputs
 
 
-def load_model(model_class, preset, trained_head=True):
-    """`model_class.from_preset(preset)`; the preset must carry a tokenizer.
+def load_model(model_class, preset):
+    """`model_class.from_preset(preset)`; the preset must carry a tokenizer and the head.
 
-    With `trained_head`, a head the preset does not hold (it would start untrained) is
-    an error that says how to get one.
+    A head the preset does not hold (it would start untrained) is an error that says how
+    to get one, in every command.
     """
     from kbert.models.preset_loading import missing_head_message
 
@@ -106,7 +106,7 @@ def load_model(model_class, preset, trained_head=True):
             f"The preset {preset!r} has no vocabulary (vocab.txt or tokenizer.json), so "
             "its texts cannot be tokenized."
         )
-    if trained_head and model.freshly_initialized_heads:
+    if model.freshly_initialized_heads:
         raise ValueError(missing_head_message(model_class, preset, _class_name(preset)))
     return model
 

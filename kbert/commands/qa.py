@@ -1,7 +1,5 @@
 """`kbert qa`: answer questions with spans of a context, any context length."""
 
-import sys
-
 from kbert.commands import EXIT_OK
 from kbert.commands.inference_inputs import add_common_arguments
 from kbert.commands.inference_inputs import load_model
@@ -100,14 +98,9 @@ def run(args):
 
     records = _inputs(args)
     windowing = QuestionWindowing(max_length=args.max_length, doc_stride=args.doc_stride)
-    model = load_model(BertQuestionAnswerer, args.model, trained_head=False)
-    if model.freshly_initialized_heads:
-        print(
-            f"kbert qa: warning: {args.model!r} has no trained question-answering head "
-            "(it is not in the model); its answers are noise until it is fine-tuned: "
-            f"kbert finetune --task qa --model {args.model} --train squad.json --output runs/qa",
-            file=sys.stderr,
-        )
+    # Like classify and tag: a head that would start untrained is an error saying how
+    # to get one, not a warning above answers that are noise.
+    model = load_model(BertQuestionAnswerer, args.model)
 
     def answer_batch(batch):
         return [

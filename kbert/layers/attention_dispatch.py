@@ -32,13 +32,14 @@ in `kbert.layers` that names a backend, because the kernels it reaches take argu
 Packed rows (several sequences per row, `attention_mask` given: block-diagonal, built
 by `kbert.layers.packed_sequences.packed_attention_mask`) cannot be told to cuDNN as
 key lengths, so on JAX they take the XLA path above, whatever the device and dtype
-(logged once at INFO level: it is what packing asks for, not a misconfiguration).
+(logged once, at INFO level on a GPU and DEBUG on a CPU: it is what packing asks for,
+not a misconfiguration).
 PyTorch gives the (B, 1, T, S) mask to `scaled_dot_product_attention` (its
 memory-efficient or math kernels; the flash kernel takes no mask), TensorFlow to
 `keras.ops.dot_product_attention` as for padding.
 
 When the cuDNN path is not taken on JAX the reason is logged once per reason: as a
-warning where JAX runs on a GPU, at INFO level on a CPU, where it is expected.
+warning where JAX runs on a GPU, at DEBUG level on a CPU, where cuDNN never runs.
 """
 
 import logging
@@ -97,7 +98,7 @@ def dot_product_attention(
                 return context
         else:
             _log_once(
-                logging.INFO,
+                _fallback_level(on_accelerator=logging.INFO),
                 "Attention runs on XLA's einsum-softmax path, not cuDNN: packed rows "
                 "need a block-diagonal mask, which cuDNN's padding-length path cannot express.",
             )
@@ -197,11 +198,18 @@ def _dtype(tensor):
 
 
 def _decline(reason):
+    _log_once(
+        _fallback_level(on_accelerator=logging.WARNING),
+        f"Attention runs on XLA's einsum-softmax path, not cuDNN: {reason}.",
+    )
+    return None
+
+
+def _fallback_level(on_accelerator):
+    """DEBUG on a CPU, where cuDNN never runs and the reason is no news; else `on_accelerator`."""
     import jax
 
-    level = logging.INFO if jax.default_backend() == "cpu" else logging.WARNING
-    _log_once(level, f"Attention runs on XLA's einsum-softmax path, not cuDNN: {reason}.")
-    return None
+    return logging.DEBUG if jax.default_backend() == "cpu" else on_accelerator
 
 
 def _log_once(level, message):

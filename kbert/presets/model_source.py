@@ -15,7 +15,8 @@
 
 The cache is `$KBERT_CACHE`, else `~/.cache/kbert` (or `cache_dir=`). Offline
 (`HF_HUB_OFFLINE=1` or `online=False`), what is already in the cache still resolves.
-When nothing matches, the error lists what was tried and the accepted forms.
+When nothing matches, the error (three lines at most) says what the source is not and
+names the forms; `kbert convert --help` lists them (`ACCEPTED_FORMS`) with every name.
 """
 
 import difflib
@@ -55,7 +56,7 @@ ACCEPTED_FORMS = (
     "converted once into the cache",
     f"a built-in preset name ({', '.join(sorted(BUILTIN_PRESETS))})",
     "a published checkpoint name such as bert-base-uncased or bert-tiny-uncased "
-    "(`kbert convert --help` lists them all)",
+    "(listed below)",
     "hf://owner/name (a Hugging Face repository)",
     "kaggle://owner/model/framework/variation[/version] (a keras-hub preset on Kaggle)",
 )
@@ -147,16 +148,18 @@ def _local_folder(path, cache_dir):
 
     try:
         checkpoint_format = detect_format(path)
-    except ValueError as error:
+    except ValueError:
         if (path / WEIGHTS_FILE).is_file():
             # Laid out as a kbert preset: its own reader says what is wrong with it.
             from kbert.checkpoints.kbert_preset import read_preset_config
 
             read_preset_config(path)
+        from kbert.checkpoints.formats import folder_contents
+
         raise ValueError(
             f"{str(path)!r} is not a model folder: a model folder is a kbert preset, or a "
-            "Hugging Face, Google or keras-hub checkpoint (converted once into the cache). "
-            f"{error}"
+            "Hugging Face, Google or keras-hub checkpoint (`kbert convert --help` lists "
+            f"the files of each). The folder holds: {folder_contents(path)}."
         ) from None
     converted = _cache(cache_dir) / CONVERTED_FOLDER / _content_key(path, cache_dir)
     recover_interrupted_save(converted)
@@ -207,7 +210,11 @@ def _from_huggingface(repo_id, cache_dir, online):
         try:
             hub_downloads.download_huggingface(repo_id, downloads)
         except hub_downloads.DownloadFailed as error:
-            raise ValueError(f"Cannot fetch hf://{repo_id}: {error}.") from None
+            raise ValueError(
+                f"Cannot fetch hf://{repo_id}: {error}.\nTo use it offline, put the "
+                f"repository's files (config.json, the weights, vocab.txt) in {downloads}, "
+                "then run again."
+            ) from None
     logger.info("Converting hf://%s once into %s.", repo_id, preset)
     return _convert(downloads, preset)
 
@@ -224,12 +231,20 @@ def _from_kaggle(handle, cache_dir, online):
     recover_interrupted_save(preset)
     if is_kbert_preset(preset):
         return preset
+    # kagglehub has no folder kbert could point at in advance; a downloaded copy of the
+    # preset is a keras-hub folder, which is a model source of its own.
+    offline_hint = (
+        "To use it offline, download the preset from https://www.kaggle.com/models/"
+        f"{'/'.join(handle.split('/')[:4])} and give its folder as the model."
+    )
     if not _online(online):
-        raise ValueError(f"kaggle://{handle} is not in the cache and kbert is offline.")
+        raise ValueError(
+            f"kaggle://{handle} is not in the cache and kbert is offline.\n{offline_hint}"
+        )
     try:
         original = hub_downloads.download_kaggle(handle)
     except hub_downloads.DownloadFailed as error:
-        raise ValueError(f"Cannot fetch kaggle://{handle}: {error}.") from None
+        raise ValueError(f"Cannot fetch kaggle://{handle}: {error}.\n{offline_hint}") from None
     logger.info("Converting kaggle://%s once into %s.", handle, preset)
     return _convert(original, preset)
 
@@ -322,26 +337,32 @@ def _write_index(path, index):
 
 
 def _unknown_source_message(source, path):
+    """At most three lines: what `source` is not, a likely fix, the forms in one line."""
     from kbert.checkpoints.named_checkpoints import CHECKPOINT_ALIASES
     from kbert.checkpoints.named_checkpoints import NAMED_CHECKPOINTS
 
-    accepted = ["Accepted forms:", *(f"  - {form}" for form in ACCEPTED_FORMS)]
+    builtin = ", ".join(sorted(BUILTIN_PRESETS))
+    forms = (
+        f"A model is a kbert preset folder, a checkpoint folder (Hugging Face, Google, "
+        f"keras-hub), a built-in preset ({builtin}), a published checkpoint name, "
+        "hf://owner/name or kaggle://owner/model/framework/variation; `kbert convert "
+        "--help` lists every form and name."
+    )
     text = str(source)
     if text.startswith((".", "~", os.sep)) or (os.altsep and os.altsep in text):
         # Written as a path: the folder is what is missing, not a name.
-        return "\n".join([f"No model at {text!r}: there is no such folder.", *accepted])
+        return "\n".join([f"No model at {text!r}: there is no such folder.", forms])
     names = sorted(set(BUILTIN_PRESETS) | set(NAMED_CHECKPOINTS) | set(CHECKPOINT_ALIASES))
-    close = difflib.get_close_matches(str(source), names, n=3, cutoff=0.6)
+    close = difflib.get_close_matches(text, names, n=3, cutoff=0.6)
     lines = [
-        f"Unknown preset {source!r}: it is none of the model sources kbert accepts. Tried:",
-        f"  - a folder: there is no {str(path.absolute())!r}",
-        f"  - a built-in preset: {', '.join(sorted(BUILTIN_PRESETS))}",
-        "  - a published checkpoint name: "
-        f"{', '.join(sorted(NAMED_CHECKPOINTS)[:6])}, ... ({len(NAMED_CHECKPOINTS)} in all, "
-        "listed by `kbert convert --help`)",
+        f"Unknown preset {source!r}: there is no folder {str(path.absolute())!r}, and it is "
+        f"not a built-in preset ({builtin}) or a published checkpoint name."
     ]
+    hints = []
     if close:
-        lines.append(f"Did you mean: {', '.join(close)}?")
-    if _HUGGINGFACE_ID.match(str(source)):
-        lines.append(f"For the Hugging Face repository {source}, write hf://{source}.")
-    return "\n".join(lines + accepted)
+        hints.append(f"Did you mean: {', '.join(close)}?")
+    if _HUGGINGFACE_ID.match(text):
+        hints.append(f"For the Hugging Face repository {source}, write hf://{source}.")
+    if hints:
+        lines.append(" ".join(hints))
+    return "\n".join(lines + [forms])
