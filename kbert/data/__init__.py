@@ -1,5 +1,8 @@
 """Data for fine-tuning and evaluation: readers, records, QA context windows.
 
+Readers: classification tables (CSV, TSV, JSON Lines), CoNLL, SQuAD, and multiple
+choice (SWAG's CSV, JSON Lines).
+
 The readers need only the standard library and numpy, not Keras.
 """
 
