@@ -188,7 +188,7 @@ def read_multiple_choice(
     file_format = _resolve_format(path, format)
     lines = read_lines(path)
     if file_format == "jsonl":
-        records = _json_lines_records(path, lines, label_column and "label")
+        records = _json_lines_records(path, lines, label_column)
     else:
         records = _csv_records(path, lines, context_column, start_column, label_column)
     examples = []
