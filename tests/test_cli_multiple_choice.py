@@ -75,3 +75,15 @@ def test_choose_errors_are_one_line(trained, capsys):
     assert main(["choose", "--model", str(model_folder), "--context", "a cat", "only one"]) == 1
     error = capsys.readouterr().err.strip()
     assert "at least two ENDING" in error and "\n" not in error
+
+
+def test_finetune_names_the_bad_line_of_the_training_file(tmp_path, capsys):
+    rows = swag_rows(4, seed=3)
+    rows[2] = rows[2][:7] + ("",) + rows[2][8:]  # ending1 of the row on line 4 is empty
+    train = write_swag(tmp_path / "train.csv", rows)
+    preset = str(make_tiny_preset(tmp_path / "preset"))
+    arguments = ["finetune", "--task", "multiple-choice", "--model", preset, "--train", train,
+                 "--output", str(tmp_path / "run")]
+    assert main(arguments) == 1
+    error = capsys.readouterr().err.strip().splitlines()[-1]  # after the precision line
+    assert error == f"kbert finetune: error: {train}:4: empty ending in column 'ending1'."
