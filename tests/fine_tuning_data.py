@@ -190,3 +190,15 @@ def swag_rows(count, seed):
              *(" ".join(words) for words in endings), str(label))
         )
     return rows
+
+
+def multiple_choice_examples(count, seed):
+    """`swag_rows` as the reader returns them: `sent2` joined to each ending."""
+    from kbert.data import MultipleChoiceExample
+
+    return [
+        MultipleChoiceExample(
+            row[3], tuple(f"{row[4]} {ending}" for ending in row[6:10]), int(row[10]), index + 2
+        )
+        for index, row in enumerate(swag_rows(count, seed))
+    ]
