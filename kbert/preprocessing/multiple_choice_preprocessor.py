@@ -100,7 +100,9 @@ def parse_choice_inputs(x):
             "`x['endings']` must hold a list of endings per context. "
             f"Received: {type(endings).__name__}"
         )
-    endings = [as_string_list(example, f"x['endings'][{index}]") for index, example in enumerate(endings)]
+    endings = [
+        as_string_list(example, f"x['endings'][{index}]") for index, example in enumerate(endings)
+    ]
     for index, example in enumerate(endings):
         if len(example) < MIN_CHOICES:
             raise ValueError(
