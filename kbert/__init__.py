@@ -26,6 +26,7 @@ _PUBLIC_NAMES = names_by_module(
         "kbert.models.bert_backbone": ("BertBackbone",),
         "kbert.models.bert_classifier": ("BertClassifier",),
         "kbert.models.bert_masked_lm": ("BertMaskedLM",),
+        "kbert.models.bert_multiple_choice": ("BertMultipleChoice",),
         "kbert.models.bert_pretrainer": ("BertPretrainer",),
         "kbert.models.bert_question_answerer": ("BertQuestionAnswerer",),
         "kbert.models.bert_task": ("BertTask",),

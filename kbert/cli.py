@@ -35,6 +35,7 @@ _COMMAND_MODULES = (
     "qa",
     "classify",
     "tag",
+    "choose",
     "embed",
     "finetune",
     "evaluate",

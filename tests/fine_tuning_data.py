@@ -164,3 +164,41 @@ def qa_examples(count, seed, min_sentences=4, max_sentences=10):
 
 
 # --- Acceptance ------------------------------------------------------------------------------
+
+
+SWAG_COLUMNS = (
+    "video-id", "fold-ind", "startphrase", "sent1", "sent2", "gold-source",
+    "ending0", "ending1", "ending2", "ending3", "label",
+)
+
+
+def swag_rows(count, seed):
+    """SWAG-format CSV rows: the right one of four endings holds a positive word.
+
+    Each ending is `sent2` (a short start) followed by 2-6 filler words; the label
+    cycles through 0-3, so always picking one position scores 25%.
+    """
+    rng = np.random.default_rng(seed)
+    rows = []
+    for index in range(count):
+        context, start = " ".join(_filler(rng, 3, 8)), " ".join(_filler(rng, 1, 2))
+        endings = [_filler(rng, 2, 5) for _ in range(4)]
+        label = index % 4
+        _insert(rng, endings[label], str(rng.choice(POSITIVE)))
+        rows.append(
+            (f"clip{index}", str(index), f"{context} {start}", context, start, "gold",
+             *(" ".join(words) for words in endings), str(label))
+        )
+    return rows
+
+
+def multiple_choice_examples(count, seed):
+    """`swag_rows` as the reader returns them: `sent2` joined to each ending."""
+    from kbert.data import MultipleChoiceExample
+
+    return [
+        MultipleChoiceExample(
+            row[3], tuple(f"{row[4]} {ending}" for ending in row[6:10]), int(row[10]), index + 2
+        )
+        for index, row in enumerate(swag_rows(count, seed))
+    ]

@@ -22,6 +22,7 @@ EXPECTED_METHODS = {
     ("BertQuestionAnswerer", "answer"): kbert.inference.answer,
     ("BertClassifier", "classify"): kbert.inference.classify,
     ("BertTokenClassifier", "tag"): kbert.inference.tag,
+    ("BertMultipleChoice", "choose"): kbert.inference.choose,
     ("BertTask", "embed"): kbert.inference.embed,
 }
 
@@ -75,7 +76,10 @@ def test_each_method_has_its_functions_signature_without_model_and_tokenizer():
 
 
 def test_every_task_model_inherits_embed():
-    for class_name in ("BertMaskedLM", "BertClassifier", "BertQuestionAnswerer", "BertPretrainer"):
+    for class_name in (
+        "BertMaskedLM", "BertClassifier", "BertQuestionAnswerer", "BertPretrainer",
+        "BertMultipleChoice",
+    ):
         cls = getattr(kbert.models, class_name)
         assert inspect.signature(cls.embed) == _tail(kbert.inference.embed)
 

@@ -189,6 +189,8 @@ def probe_suggestion(preview, mapping):
         return {"text": first[0]}
     if preview.kind == "squad":
         return {"question": first[1], "context": first[3]}
+    if preview.kind == "choices":
+        return {"context": first[0]}
     if preview.kind == "text":
         words = next((row[0].split() for row in preview.rows if len(row[0].split()) >= 3), None)
         if words:

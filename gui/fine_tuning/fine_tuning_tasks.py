@@ -8,6 +8,7 @@ DATA_KIND_FILES = {
     "table": "Tables",
     "conll": "CoNLL files",
     "squad": "SQuAD files",
+    "choices": "Multiple-choice files",
     "text": "Text files",
 }
 # task name: (label, file-dialog filter)
@@ -33,5 +34,9 @@ DATA_HELP = {
         "sentences."
     ),
     "squad": "SQuAD JSON: data → paragraphs → context and qas (question, answers).",
+    "choices": (
+        "Multiple choice: SWAG CSV (sent1, sent2, ending0, ending1, ..., label) or JSON "
+        "Lines (context, endings, label)."
+    ),
     "text": "Plain text: one sentence or paragraph per line, documents separated by blank lines.",
 }

@@ -36,7 +36,7 @@ class TrainingDataPreview:
 
     Attributes:
         path: the file.
-        kind: "table", "conll", "squad" or "text" (see `DATA_KINDS`).
+        kind: "table", "conll", "squad", "choices" or "text" (see `DATA_KINDS`).
         file_columns: the columns a table file offers for mapping (header names, or
             "column 1", ... without a header row); empty for other kinds.
         headers: the preview's column titles.
@@ -92,6 +92,7 @@ class TrainingDataPreview:
             "table": _load_table,
             "conll": _load_conll,
             "squad": _load_squad,
+            "choices": _load_choices,
             "text": _load_text,
         }[kind]
         if kind == "table":
@@ -316,6 +317,29 @@ def _load_squad(path, max_rows):
         ("id", "question", "answers", "context"),
         rows,
         (None,) * len(rows),
+        summary,
+    )
+
+
+def _load_choices(path, max_rows):
+    from kbert.data import read_multiple_choice
+
+    try:
+        examples = read_multiple_choice(path)
+    except ValueError as problem:
+        return _failed(path, "choices", str(problem), max_rows)
+    shown = examples[:max_rows]
+    rows = tuple(
+        (example.context, " | ".join(example.endings), str(example.label)) for example in shown
+    )
+    summary = f"{len(examples)} examples, {len(examples[0].endings)} endings each"
+    return TrainingDataPreview(
+        path,
+        "choices",
+        (),
+        ("context", "endings", "label"),
+        rows,
+        tuple(example.line for example in shown),
         summary,
     )
 

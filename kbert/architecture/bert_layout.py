@@ -76,6 +76,10 @@ HEAD_LAYERS = {
         ("span_head/kernel", ("H", "2")),
         ("span_head/bias", ("2",)),
     ),
+    "choice_head": (
+        ("choice_head/kernel", ("H", "1")),
+        ("choice_head/bias", ("1",)),
+    ),
 }
 # kbert model class -> its head layers (the classes' `head_layer_names`).
 TASK_HEADS = {
@@ -85,6 +89,7 @@ TASK_HEADS = {
     "BertClassifier": ("classifier_head",),
     "BertTokenClassifier": ("token_classifier_head",),
     "BertQuestionAnswerer": ("span_head",),
+    "BertMultipleChoice": ("choice_head",),
 }
 # Classes whose head has one output per class (`num_classes`).
 CLASSIFIERS = ("BertClassifier", "BertTokenClassifier")
@@ -100,6 +105,7 @@ def _size(letter, config, num_classes):
         "T": config.type_vocabulary_size,
         "C": num_classes,
         "2": 2,
+        "1": 1,
     }
     return sizes[letter]
 

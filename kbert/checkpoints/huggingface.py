@@ -103,6 +103,7 @@ WEIGHTS = WeightMap(
         **_linear("head/classifier_head", "classifier"),
         **_linear("head/token_classifier_head", "classifier"),
         **_linear("head/span_head", "qa_outputs"),
+        **_linear("head/choice_head", "classifier"),
     }
 )
 

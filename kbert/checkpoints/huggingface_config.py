@@ -26,6 +26,7 @@ ARCHITECTURES = {
     "BertForSequenceClassification": "BertClassifier",
     "BertForTokenClassification": "BertTokenClassifier",
     "BertForQuestionAnswering": "BertQuestionAnswerer",
+    "BertForMultipleChoice": "BertMultipleChoice",
 }
 # Hugging Face config field -> BertConfig field. A field missing from config.json takes
 # BertConfig's default, which equals transformers' BertConfig default for every one.
@@ -210,6 +211,9 @@ def task_arguments(class_name, config, hf_config, source):
             "label_names": names,
             "dropout": config.hidden_dropout if dropout is None else dropout,
         }
+    if class_name == "BertMultipleChoice":
+        dropout = _classifier_dropout(hf_config, source)
+        return {"dropout": config.hidden_dropout if dropout is None else dropout}
     if "masked_lm_head" in bert_layout.TASK_HEADS[class_name]:
         # transformers' head transform uses the encoder's activation and epsilon.
         return {
@@ -247,6 +251,9 @@ def huggingface_config(data):
         dropout = data.task.get("dropout")
         config["id2label"] = {str(index): label for index, label in enumerate(labels)}
         config["label2id"] = {label: index for index, label in enumerate(labels)}
+        config["classifier_dropout"] = data.config.hidden_dropout if dropout is None else dropout
+    if data.class_name == "BertMultipleChoice":
+        dropout = data.task.get("dropout")
         config["classifier_dropout"] = data.config.hidden_dropout if dropout is None else dropout
     return config
 

@@ -16,7 +16,8 @@ def add_parser(subparsers):
         description=(
             "Score the preset --model on the labelled --data file: accuracy, macro F1 and "
             "Matthews correlation for (pair-)classification, entity precision, recall and "
-            "F1 for token-classification, SQuAD exact match and F1 (percent) for qa."
+            "F1 for token-classification, SQuAD exact match and F1 (percent) for qa, accuracy "
+            "for multiple-choice."
         ),
         epilog="example: kbert evaluate --task classification --model runs/sentiment/model "
         "--data test.csv",

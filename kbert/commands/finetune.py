@@ -48,7 +48,8 @@ def add_task_arguments(parser):
     data.add_argument(
         "--format",
         choices=("csv", "tsv", "jsonl"),
-        help="classification file format (default: from the extension)",
+        help="(pair-)classification and multiple-choice file format (default: from the "
+        "extension)",
     )
     data.add_argument(
         "--token-column",
@@ -98,6 +99,8 @@ def task_from_arguments(args, metric=None):
         elif args.pair_column is not None:
             raise ValueError("--pair-column is for --task pair-classification.")
         return make_adapter(args.task, **options)
+    if args.task == "multiple-choice":
+        return make_adapter(args.task, format=args.format, metric=metric)
     if args.task == "token-classification":
         return make_adapter(args.task, token_column=args.token_column, tag_column=args.tag_column)
     windowing = None

@@ -2,7 +2,13 @@
 
 import dataclasses
 
-__all__ = ["ClassificationExample", "GoldAnswer", "QAExample", "TokenClassificationExample"]
+__all__ = [
+    "ClassificationExample",
+    "GoldAnswer",
+    "MultipleChoiceExample",
+    "QAExample",
+    "TokenClassificationExample",
+]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -20,6 +26,23 @@ class ClassificationExample:
     text: str
     pair: str | None
     label: str | None
+    line: int
+
+
+@dataclasses.dataclass(frozen=True)
+class MultipleChoiceExample:
+    """A context and its candidate endings (SWAG).
+
+    Attributes:
+        context: the context (SWAG's `sent1`), the first segment of every pair.
+        endings: the candidate endings, each the second segment of one pair.
+        label: the index of the right ending, or None for unlabelled data.
+        line: the 1-based line of the file where the record starts.
+    """
+
+    context: str
+    endings: tuple[str, ...]
+    label: int | None
     line: int
 
 

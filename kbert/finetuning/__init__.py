@@ -23,6 +23,7 @@ _PUBLIC_NAMES = names_by_module(
         "kbert.finetuning.fine_tuning_adapter": ("FineTuningAdapter",),
         "kbert.finetuning.fine_tuning_config": ("FineTuningConfig",),
         "kbert.finetuning.fine_tuning_result": ("FineTuningResult",),
+        "kbert.finetuning.multiple_choice_adapter": ("MultipleChoiceAdapter",),
         "kbert.finetuning.question_answering_adapter": ("QuestionAnsweringAdapter",),
         "kbert.finetuning.task_spec": ("TaskSpec",),
         "kbert.finetuning.task_specs": ("TASK_NAMES", "TASK_SPECS", "task_spec"),

@@ -17,7 +17,8 @@ class TaskSpec:
         title: a short human name ("Text classification").
         description: one sentence about the task and its data, for help texts.
         data_kind: the training file's kind: "table" (CSV/TSV/JSON Lines), "conll",
-            "squad" or "text" (plain text, for continued pretraining).
+            "squad", "choices" (multiple choice: SWAG CSV or JSON Lines) or "text"
+            (plain text, for continued pretraining).
         file_types: the file extensions the task reads, for file dialogs.
         columns: for table data, the column roles and their default names, in order
             (e.g. `(("text", "text"), ("label", "label"))`); empty for other kinds.
@@ -69,4 +70,6 @@ class TaskSpec:
             return model.tag(probe["text"])
         if self.head == "BertQuestionAnswerer":
             return model.answer(probe["question"], probe["context"], top_k=3)
+        if self.head == "BertMultipleChoice":
+            return model.choose(probe["context"], list(probe["endings"]))
         return model.fill_mask(probe["text"], top_k=5)

@@ -57,6 +57,19 @@ TASK_SPECS = {
             adapter="kbert.finetuning.question_answering_adapter:QuestionAnsweringAdapter",
         ),
         TaskSpec(
+            name="multiple-choice",
+            title="Multiple choice (SWAG)",
+            description="the right ending of a context among candidates, SWAG CSV "
+            "(sent1, sent2, ending0..., label) or JSON Lines (context, endings, label)",
+            data_kind="choices",
+            file_types=("csv", "jsonl", "json", "ndjson"),
+            columns=(),
+            head="BertMultipleChoice",
+            metrics=("accuracy",),
+            probe_fields=("context", "endings"),
+            adapter="kbert.finetuning.multiple_choice_adapter:MultipleChoiceAdapter",
+        ),
+        TaskSpec(
             name="masked-lm",
             title="Continued masked-LM pretraining",
             description="domain adaptation on plain text, one document per blank-line "

@@ -5,7 +5,7 @@ with `predict_on_batch` and a `bert_config`, so this package does not import
 `kbert.models`), its tokenizer (None: `model.tokenizer`), then what to run on. The
 task models carry them as methods made from these functions (`BertMaskedLM.fill_mask`,
 `BertQuestionAnswerer.answer`, `BertClassifier.classify`, `BertTokenClassifier.tag`,
-and `embed` on every task; `kbert.models.inference_method`), with the same arguments
+`BertMultipleChoice.choose`, and `embed` on every task; `kbert.models.inference_method`), with the same arguments
 and defaults. `embed` takes a backbone or any task model and returns hidden-state
 features. A batch size left out is `kbert.preprocessing.DEFAULT_BATCH_SIZE`.
 
@@ -18,9 +18,11 @@ from kbert.inference.attention_map import attention_map
 from kbert.inference.classification import classify
 from kbert.inference.embedding import embed
 from kbert.inference.fill_mask import fill_mask
+from kbert.inference.multiple_choice import choose
 from kbert.inference.question_answering import answer
 from kbert.inference.results import AnswerResult
 from kbert.inference.results import AnswerSpan
+from kbert.inference.results import Choice
 from kbert.inference.results import Classification
 from kbert.inference.results import EntitySpan
 from kbert.inference.results import FillMaskResult
@@ -43,6 +45,7 @@ __all__ = [
     "AnswerResult",
     "AnswerSpan",
     "AttentionMap",
+    "Choice",
     "Classification",
     "DEFAULT_LENGTH_BUCKETS",
     "INFERENCE_LENGTH_BUCKETS",
@@ -57,6 +60,7 @@ __all__ = [
     "answer",
     "attention_map",
     "bucket_length",
+    "choose",
     "classify",
     "embed",
     "fill_mask",

@@ -175,6 +175,25 @@ class Classification:
 
 
 @dataclass(frozen=True)
+class Choice:
+    """The ending `choose` picks for a context, with a probability for every ending.
+
+    Args:
+        index: the position of the most probable ending in `endings`.
+        ending: that ending's text.
+        probability: its probability.
+        probabilities: one probability per ending, in the order given; they sum to 1.
+        endings: the endings, as given.
+    """
+
+    index: int
+    ending: str
+    probability: float
+    probabilities: tuple
+    endings: tuple
+
+
+@dataclass(frozen=True)
 class EntitySpan:
     """One entity found by `tag`: `text[start:end] == span.text`.
 

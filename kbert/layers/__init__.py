@@ -9,6 +9,8 @@ from kbert.layers.bert_embeddings import BertEmbeddings
 from kbert.layers.bert_encoder_block import BertEncoderBlock
 from kbert.layers.bert_pooler import BertPooler
 from kbert.layers.bert_self_attention import BertSelfAttention
+from kbert.layers.choice_rows import ChoiceRows
+from kbert.layers.choice_scores import ChoiceScores
 from kbert.layers.host_truncated_normal import HostTruncatedNormal
 from kbert.layers.masked_lm_head import MaskedLMHead
 
@@ -17,6 +19,8 @@ __all__ = [
     "BertEncoderBlock",
     "BertPooler",
     "BertSelfAttention",
+    "ChoiceRows",
+    "ChoiceScores",
     "HostTruncatedNormal",
     "MaskedLMHead",
 ]

@@ -13,6 +13,7 @@ from kbert.architecture.bert_config import BertConfig
 from kbert.models.bert_backbone import BertBackbone
 from kbert.models.bert_classifier import BertClassifier
 from kbert.models.bert_masked_lm import BertMaskedLM
+from kbert.models.bert_multiple_choice import BertMultipleChoice
 from kbert.models.bert_pretrainer import BertPretrainer
 from kbert.models.bert_question_answerer import BertQuestionAnswerer
 from kbert.models.bert_task import BertTask
@@ -23,6 +24,7 @@ __all__ = [
     "BertClassifier",
     "BertConfig",
     "BertMaskedLM",
+    "BertMultipleChoice",
     "BertPretrainer",
     "BertQuestionAnswerer",
     "BertTask",

@@ -156,3 +156,51 @@ def _check_sequence_index(index, padding_mask):
             f"row {row}: padding_mask={padding_mask[row].astype(int).tolist()}, "
             f"sequence_index={index[row].tolist()}"
         )
+
+
+class _Shaped:
+    """Stands for a tensor that is not host data: only its shape is checked."""
+
+    def __init__(self, shape):
+        self.shape = shape
+
+
+def validate_choice_inputs(inputs, config, min_choices=2):
+    """Raises ValueError unless `inputs` are multiple-choice inputs for `config`.
+
+    They are the three model inputs shaped (batch_size, num_choices, sequence_length),
+    with at least `min_choices` choices; the rows `(B * C, L)` must then pass
+    `validate_inputs`.
+    """
+    if isinstance(inputs, dict) and "token_ids" in inputs:
+        shape = _shape(inputs["token_ids"])
+        if len(shape) != 3:
+            raise ValueError(
+                "Multiple-choice `token_ids` must have shape (batch_size, num_choices, "
+                f"sequence_length). Received: token_ids.shape={shape}"
+            )
+        if shape[1] is not None and shape[1] < min_choices:
+            raise ValueError(
+                f"Multiple choice needs at least {min_choices} choices per example. "
+                f"Received: token_ids.shape={shape}"
+            )
+        for key in ("segment_ids", "padding_mask"):
+            if key in inputs and _shape(inputs[key]) != shape:
+                raise ValueError(
+                    f"`{key}` must have the same shape as `token_ids`. Received: "
+                    f"token_ids.shape={shape}, {key}.shape={_shape(inputs[key])}"
+                )
+        inputs = {key: _rows(value) for key, value in inputs.items()}
+    validate_inputs(inputs, config)
+
+
+def _rows(value):
+    """`(B, C, L)` input as `(B * C, L)` rows: reshaped host data, else its shape."""
+    array = _host_array(value)
+    if array is not None and array.ndim == 3:
+        return array.reshape(-1, array.shape[-1])
+    shape = _shape(value)
+    if len(shape) != 3:
+        return value
+    rows = None if shape[0] is None or shape[1] is None else shape[0] * shape[1]
+    return _Shaped((rows, shape[2]))

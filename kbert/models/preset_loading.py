@@ -42,6 +42,7 @@ _HEADS = {
     "BertClassifier": "a classifier head",
     "BertTokenClassifier": "a token classifier head",
     "BertQuestionAnswerer": "a question-answering head",
+    "BertMultipleChoice": "a multiple-choice head",
 }
 
 

@@ -26,6 +26,7 @@ _PUBLIC_NAMES = names_by_module(
         ),
         "kbert.preprocessing.masked_lm_preprocessor": ("MaskedLMPreprocessor",),
         "kbert.preprocessing.pretrainer_preprocessor": ("PretrainerPreprocessor",),
+        "kbert.preprocessing.multiple_choice_preprocessor": ("MultipleChoicePreprocessor",),
         "kbert.preprocessing.question_answerer_preprocessor": ("QuestionAnswererPreprocessor",),
         "kbert.preprocessing.task_features": ("TaskFeatures",),
         "kbert.preprocessing.text_classifier_preprocessor": ("TextClassifierPreprocessor",),

@@ -4,6 +4,8 @@ import numpy as np
 
 from kbert.argument_checks import check_positive_int
 from kbert.preprocessing.bucketed_dataset import BucketedDataset
+from kbert.preprocessing.choice_rows import example_rows
+from kbert.preprocessing.choice_rows import longest_row
 from kbert.preprocessing.length_buckets import DEFAULT_BATCH_SIZE
 from kbert.preprocessing.length_buckets import bucket_length
 from kbert.preprocessing.length_buckets import length_buckets
@@ -103,7 +105,7 @@ class BertPreprocessor:
                 row by row; `y` is ignored.
         """
         features = self.prediction_features(x) if predict else self.features(x, y)
-        lengths = [len(ids) for ids in features.token_ids]
+        lengths = [longest_row(example_rows(ids)) for ids in features.token_ids]
         buckets = self.buckets
         if predict:
             buckets = (bucket_length(max(lengths), buckets),)

@@ -8,6 +8,12 @@ import numpy as np
 from kbert.argument_checks import check_positive_int
 from kbert.preprocessing.data_parallel_rows import data_parallel_replicas
 from kbert.preprocessing.data_parallel_rows import filled_weights
+from kbert.preprocessing.choice_rows import as_rows
+from kbert.preprocessing.choice_rows import check_row_lengths
+from kbert.preprocessing.choice_rows import choice_count
+from kbert.preprocessing.choice_rows import example_rows
+from kbert.preprocessing.choice_rows import longest_row
+from kbert.preprocessing.choice_rows import zero_rows
 from kbert.preprocessing.length_buckets import DEFAULT_BATCH_SIZE
 from kbert.preprocessing.length_buckets import bucket_length
 from kbert.preprocessing.length_buckets import length_buckets
@@ -38,8 +44,10 @@ class BucketedDataset(keras.utils.PyDataset):
 
     Args:
         token_ids: sequence of 1-D int arrays, one per example (segment-packed by
-            the tokenizer: `[CLS] ... [SEP]`).
-        segment_ids: sequence of 1-D int arrays of the same lengths; None for zeros.
+            the tokenizer: `[CLS] ... [SEP]`). For multiple choice, each example is a
+            tuple of such arrays, one per choice (every example with as many), and
+            the inputs come as (B, C, L), each choice padded on its own.
+        segment_ids: sequence like `token_ids`, of the same lengths; None for zeros.
         labels: None (inputs only, e.g. for `predict`), or a structure whose leaves
             are per-example labels: an array with one entry per example (a class id,
             a start position), or a sequence of 1-D arrays as long as the examples'
@@ -82,15 +90,16 @@ class BucketedDataset(keras.utils.PyDataset):
     ):
         super().__init__(**kwargs)
         batch_size = check_positive_int("batch_size", batch_size)
-        self._token_ids = [np.asarray(ids, dtype=np.int32) for ids in token_ids]
+        self._token_ids = [example_rows(ids) for ids in token_ids]
         if not self._token_ids:
             raise ValueError("A BucketedDataset needs at least one example. Received: 0")
-        self.lengths = np.array([len(ids) for ids in self._token_ids], dtype=np.int64)
+        self.choices = choice_count(self._token_ids)
+        self.lengths = np.array([longest_row(ids) for ids in self._token_ids], dtype=np.int64)
         if segment_ids is None:
-            self._segment_ids = [np.zeros_like(ids) for ids in self._token_ids]
+            self._segment_ids = [zero_rows(ids) for ids in self._token_ids]
         else:
-            self._segment_ids = [np.asarray(ids, dtype=np.int32) for ids in segment_ids]
-            _check_lengths("segment_ids", self._segment_ids, self.lengths)
+            self._segment_ids = [example_rows(ids) for ids in segment_ids]
+            check_row_lengths(self._segment_ids, self._token_ids)
         self._labels = None if labels is None else _map_leaves(self._prepare_label, labels)
         if sample_weights is not None and labels is None:
             raise ValueError("`sample_weights` need `labels`. Received: labels=None")
@@ -188,19 +197,14 @@ class BucketedDataset(keras.utils.PyDataset):
         labels = _map_leaves(lambda leaf: self._label_batch(leaf, filled, length, len(rows)), self._labels)
         if replicas > 1:
             # Every batch with weights: Keras distributes the batches of one structure.
-            return inputs, labels, filled_weights(self._labels, self._sample_weights, rows, len(filled), length)
+            weights = filled_weights(self._labels, self._sample_weights, rows, len(filled), length)
+            return inputs, labels, weights
         if self._sample_weights is None:
             return inputs, labels
         return inputs, labels, _map_leaves(lambda leaf: leaf[rows], self._sample_weights)
 
     def _inputs(self, rows, length):
-        token_ids = np.full((len(rows), length), self.pad_token_id, dtype=np.int32)
-        segment_ids = np.zeros((len(rows), length), dtype=np.int32)
-        for row, example in enumerate(rows):
-            token_ids[row, : self.lengths[example]] = self._token_ids[example]
-            segment_ids[row, : self.lengths[example]] = self._segment_ids[example]
-        padding_mask = (np.arange(length)[None, :] < self.lengths[rows][:, None]).astype(np.int32)
-        inputs = {"token_ids": token_ids, "segment_ids": segment_ids, "padding_mask": padding_mask}
+        inputs = self._padded_inputs(rows, length)
         for name, values in self._extra_inputs.items():
             width = max(max(len(values[example]) for example in rows), 1)
             extra = np.zeros((len(rows), width), dtype=np.int32)
@@ -208,6 +212,22 @@ class BucketedDataset(keras.utils.PyDataset):
                 extra[row, : len(values[example])] = values[example]
             inputs[name] = extra
         return inputs
+
+    def _padded_inputs(self, rows, length):
+        """`token_ids`, `segment_ids`, `padding_mask` of `rows`: (B, L), or (B, C, L)
+        for multiple-choice examples (each choice padded on its own)."""
+        shape = (len(rows), length) if self.choices is None else (len(rows), self.choices, length)
+        token_ids = np.full(shape, self.pad_token_id, dtype=np.int32)
+        segment_ids = np.zeros(shape, dtype=np.int32)
+        padding_mask = np.zeros(shape, dtype=np.int32)
+        for row, example in enumerate(rows):
+            pieces = zip(as_rows(self._token_ids[example]), as_rows(self._segment_ids[example]))
+            for choice, (ids, segments) in enumerate(pieces):
+                at = (row,) if self.choices is None else (row, choice)
+                token_ids[at][: len(ids)] = ids
+                segment_ids[at][: len(ids)] = segments
+                padding_mask[at][: len(ids)] = 1
+        return {"token_ids": token_ids, "segment_ids": segment_ids, "padding_mask": padding_mask}
 
     def _label_batch(self, leaf, rows, length, real):
         """The labels of `rows`; rows from `real` on are fillers (per-token: all ignored)."""
@@ -328,9 +348,8 @@ class _EpochView(keras.utils.PyDataset):
         import tensorflow as tf
 
         def signature(array):
-            shape = [None] + list(np.shape(array)[1:])
-            if len(shape) > 1:
-                shape[1] = None
+            # Every axis but the batch's varies: lengths, and the number of choices.
+            shape = [None] * np.ndim(array)
             return tf.TensorSpec(shape=shape, dtype=tf.as_dtype(np.asarray(array).dtype))
 
         count = len(self)

@@ -1,0 +1,208 @@
+"""Reading multiple-choice examples (SWAG): a context, its candidate endings, the right one.
+
+Two formats. SWAG's CSV (`sent1`, `sent2`, `ending0` ... `ending3`, `label`, and other
+columns such as `video-id` or `gold-source`, which are ignored): as transformers'
+`run_swag` builds them, the context is `sent1` and each ending is `sent2` followed by
+`ending<i>`. JSON Lines: one object per line with `context`, `endings` (a list of
+strings) and `label` (the index of the right ending).
+
+Every error is a `ValueError` whose message starts with `file:line` and names the
+column or field. Files are streamed line by line (`kbert.data.text_file.read_lines`).
+"""
+
+import csv
+import json
+import logging
+import pathlib
+import re
+
+from kbert.data.examples import MultipleChoiceExample
+from kbert.data.text_file import read_lines
+from kbert.files.bounded_reader import line_stream
+
+__all__ = ["read_multiple_choice"]
+
+logger = logging.getLogger(__name__)
+
+_FORMATS_BY_SUFFIX = {".csv": "csv", ".jsonl": "jsonl", ".json": "jsonl", ".ndjson": "jsonl"}
+_ENDING_COLUMN = re.compile(r"ending(\d+)")
+MIN_ENDINGS = 2
+
+
+def _resolve_format(path, format):
+    if format is not None:
+        aliases = {"csv": "csv", "jsonl": "jsonl", "json": "jsonl", "ndjson": "jsonl"}
+        if str(format).lower() not in aliases:
+            raise ValueError(f"`format` must be one of {sorted(aliases)}. Received: format={format!r}")
+        return aliases[str(format).lower()]
+    suffix = pathlib.Path(path).suffix.lower()
+    if suffix not in _FORMATS_BY_SUFFIX:
+        raise ValueError(
+            f"{path}: cannot tell the format from the extension {suffix!r}; use one of "
+            f"{sorted(_FORMATS_BY_SUFFIX)} or pass format='csv' or 'jsonl'."
+        )
+    return _FORMATS_BY_SUFFIX[suffix]
+
+
+def _text(path, line, field, value):
+    if not isinstance(value, str):
+        raise ValueError(f"{path}:{line}: {field} must be a string. Received: {value!r:.80}")
+    if not value.strip():
+        raise ValueError(f"{path}:{line}: empty {field}.")
+    return value
+
+
+def _label(path, line, field, value, count):
+    """The label as an ending index in [0, count)."""
+    if isinstance(value, str) and re.fullmatch(r"[+-]?\d+", value.strip()):
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(
+            f"{path}:{line}: {field} must be the index of the right ending (an integer). "
+            f"Received: {value!r:.80}"
+        )
+    if not 0 <= value < count:
+        raise ValueError(
+            f"{path}:{line}: {field} {value} is out of range: the example has {count} endings, "
+            f"so the label is in [0, {count - 1}]."
+        )
+    return value
+
+
+def _ending_columns(path, line, header):
+    """The `ending<i>` columns of a SWAG header, in order; checked to be 0, 1, 2, ..."""
+    found = sorted(
+        (int(match.group(1)), name)
+        for name in header
+        if (match := _ENDING_COLUMN.fullmatch(name))
+    )
+    if [index for index, _ in found] != list(range(len(found))) or len(found) < MIN_ENDINGS:
+        raise ValueError(
+            f"{path}:{line}: the header must have the columns ending0, ending1, ... (at least "
+            f"{MIN_ENDINGS}). Received: {header}"
+        )
+    return [name for _, name in found]
+
+
+def _csv_records(path, lines, context_column, start_column, label_column):
+    """`(line, context, endings, label value)` for each SWAG CSV row; blank lines skipped."""
+    reader = csv.reader(line_stream(lines), strict=True)
+    header = positions = endings = None
+    previous_line = 0
+    while True:
+        try:
+            row = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as error:
+            raise ValueError(f"{path}:{previous_line + 1}: malformed record ({error}).") from None
+        line, previous_line = previous_line + 1, reader.line_num
+        if not row:
+            continue
+        if header is None:
+            header, endings = row, _ending_columns(path, line, row)
+            wanted = [context_column, start_column, label_column, *endings]
+            for name in (name for name in wanted if name is not None):
+                if name not in header:
+                    raise ValueError(
+                        f"{path}:{line}: column {name!r} is missing; the columns are {header}."
+                    )
+            positions = {name: header.index(name) for name in wanted if name is not None}
+            continue
+        if len(row) != len(header):
+            raise ValueError(
+                f"{path}:{line}: the row has {len(row)} fields but the header has {len(header)}; "
+                f"every row needs all {len(endings)} endings ({', '.join(endings)})."
+            )
+        values = {name: row[position] for name, position in positions.items()}
+        context = _text(path, line, f"context in column {context_column!r}", values[context_column])
+        start = "" if start_column is None else values[start_column].strip()
+        texts = [
+            _text(path, line, f"ending in column {name!r}", values[name]).strip() for name in endings
+        ]
+        label = None if label_column is None else (values[label_column], f"label in column {label_column!r}")
+        yield line, context, [f"{start} {text}" if start else text for text in texts], label
+
+
+def _json_lines_records(path, lines, label_field):
+    """`(line, context, endings, label value)` for each JSON object line."""
+    for line, content, _ in lines:
+        if not content.strip():
+            continue
+        try:
+            record = json.loads(content)
+        except json.JSONDecodeError as error:
+            raise ValueError(
+                f"{path}:{line}: invalid JSON ({error.msg}, column {error.colno}); expected one "
+                "JSON object per line (JSON Lines)."
+            ) from None
+        except (RecursionError, ValueError) as error:
+            raise ValueError(f"{path}:{line}: invalid JSON ({type(error).__name__}).") from None
+        if not isinstance(record, dict):
+            raise ValueError(f"{path}:{line}: expected a JSON object, found {type(record).__name__}.")
+        for key in ("context", "endings") + ((label_field,) if label_field else ()):
+            if key not in record:
+                raise ValueError(f"{path}:{line}: field {key!r} is missing; the record has {list(record)}.")
+        endings = record["endings"]
+        if not isinstance(endings, list):
+            raise ValueError(f"{path}:{line}: field 'endings' must be a list of strings.")
+        context = _text(path, line, "context in field 'context'", record["context"])
+        texts = [
+            _text(path, line, f"ending {index} in field 'endings'", value)
+            for index, value in enumerate(endings)
+        ]
+        label = None if label_field is None else (record[label_field], f"label in field {label_field!r}")
+        yield line, context, texts, label
+
+
+def read_multiple_choice(
+    path, format=None, context_column="sent1", start_column="sent2", label_column="label"
+):
+    """Reads multiple-choice examples from SWAG's CSV or from JSON Lines.
+
+    Args:
+        path: the file.
+        format: "csv" or "jsonl" ("json" is taken as JSON Lines); by default from the
+            file extension (.csv, .jsonl, .json, .ndjson).
+        context_column: the CSV column of the context (SWAG's `sent1`).
+        start_column: the CSV column of the start every ending continues (SWAG's
+            `sent2`), or None when the `ending<i>` columns are whole endings.
+        label_column: the CSV column (or JSON field) of the label, the index of the
+            right ending; None for unlabelled files (prediction).
+
+    Returns:
+        list of `MultipleChoiceExample(context, endings, label, line)` in file order;
+        every example has as many endings as the first.
+
+    Raises:
+        ValueError: naming the file and line (and column or field), for a missing
+            column, an empty context or ending, a label that is not an ending's index,
+            a row with fewer endings than the others, invalid JSON, or no records.
+
+    Example:
+
+    >>> examples = read_multiple_choice("swag/train.csv")
+    >>> examples[0].endings[examples[0].label]
+    'The sailors rush to the boat.'
+    """
+    file_format = _resolve_format(path, format)
+    lines = read_lines(path)
+    if file_format == "jsonl":
+        records = _json_lines_records(path, lines, label_column)
+    else:
+        records = _csv_records(path, lines, context_column, start_column, label_column)
+    examples = []
+    for line, context, endings, label in records:
+        expected = len(examples[0].endings) if examples else max(len(endings), MIN_ENDINGS)
+        if len(endings) != expected:
+            first = f", as line {examples[0].line} has" if examples else ""
+            raise ValueError(
+                f"{path}:{line}: the example has {len(endings)} endings; it needs {expected}{first}."
+            )
+        if label is not None:
+            label = _label(path, line, label[1], label[0], len(endings))
+        examples.append(MultipleChoiceExample(context, tuple(endings), label, line))
+    if not examples:
+        raise ValueError(f"{path}: no records found.")
+    logger.info("Read %d multiple-choice examples from %s.", len(examples), path)
+    return examples
