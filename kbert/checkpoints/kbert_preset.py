@@ -133,6 +133,16 @@ def _check_backbone_shapes(folder, backbone_config, declared):
             )
 
 
+def _check_finite(path, weights):
+    """Refuses weights holding NaN or infinity: a damaged file or a diverged training run."""
+    for name, array in sorted(weights.items()):
+        if array.dtype.kind == "f" and not np.all(np.isfinite(array)):
+            raise ValueError(
+                f"Refusing to load {str(path)!r}: weight `{name}` holds NaN or infinite "
+                "values (a damaged file or a training run that diverged)."
+            )
+
+
 def read_preset(folder, config=None):
     """The `CheckpointData` of a kbert preset folder.
 
@@ -161,10 +171,12 @@ def read_preset(folder, config=None):
     )
     _check_backbone_shapes(folder, backbone_config, declared)
     tokenizer = read_tokenizer_folder(folder) if has_tokenizer_files(folder) else None
+    weights = read_weights(weights_path, folder=folder)
+    _check_finite(weights_path, weights)
     return CheckpointData(
         class_name=config["class_name"],
         config=backbone_config,
-        weights=read_weights(weights_path, folder=folder),
+        weights=weights,
         task=dict(config["task"]),
         tokenizer=tokenizer,
         untrained_heads=tuple(config.get("untrained_heads", [])),
