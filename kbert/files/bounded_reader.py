@@ -157,6 +157,9 @@ def _open_pinned(path, real, root):
     """
     file_flags = os.O_RDONLY | _NO_FOLLOW | _NON_BLOCKING | _BINARY | _CLOEXEC
     parts = pathlib.PurePath(os.path.relpath(real, root)).parts
+    if os.pardir in parts:
+        # The folder itself moved between the check and here.
+        raise FileRefusedError(path, "its folder was replaced while it was opened")
     if not _WALKS_BY_DESCRIPTOR:
         return _open_compared(path, real, file_flags)
     try:
