@@ -27,6 +27,7 @@ from kbert.checkpoints.named_checkpoints import download_folder
 from kbert.checkpoints.named_checkpoints import is_checkpoint_name
 from kbert.checkpoints.named_checkpoints import missing_files_message
 from kbert.checkpoints.named_checkpoints import named_checkpoint
+from kbert.files.broken_links import broken_link_message
 from kbert.files.interrupted_saves import recover_interrupted_save
 from kbert.files.output_lock import OutputLock
 
@@ -46,6 +47,8 @@ def _check_source(source):
         return
     if isinstance(source, str) and is_checkpoint_name(source):
         return
+    if broken_link_message(pathlib.Path(str(source)).expanduser()) is not None:
+        raise ValueError(broken_link_message(pathlib.Path(str(source)).expanduser()))
     if pathlib.Path(str(source)).expanduser().exists():
         detect_format(pathlib.Path(str(source)).expanduser())
     raise ValueError(

@@ -6,9 +6,9 @@ prefix (task models save the encoder under it, a bare `BertModel` does not) and 
 legacy LayerNorm `gamma`/`beta` renamed, as transformers renames them on load.
 
 Loading never runs code from the folder: a safetensors header is validated
-(`safe_loading.check_safetensors_header`) and its shapes known before the library reads
-the file; PyTorch pickles are read only with `torch.load(weights_only=True)`, memory-mapped
-when they are zip containers, so their shapes are known before their data is paged in.
+(`safe_loading.check_safetensors_header`) and its shapes known before the tensors are
+read, in bounded chunks and never memory-mapped (`safetensors_reader`); PyTorch pickles
+are read only with `torch.load(weights_only=True)`, from the opened file.
 """
 
 import pathlib
@@ -17,6 +17,7 @@ import numpy as np
 
 from kbert.checkpoints.safe_loading import check_safetensors_header
 from kbert.checkpoints.safe_loading import load_pytorch_state
+from kbert.checkpoints.safetensors_reader import read_safetensors
 from kbert.checkpoints.stored_tensors import StoredTensors
 from kbert.files.bounded_reader import read_json
 
@@ -98,27 +99,11 @@ class _SafetensorsFile:
         return self._arrays[name]
 
     def _load(self):
-        from safetensors import SafetensorError
-        from safetensors.numpy import load_file
-
-        try:
-            return load_file(self.path)
-        except TypeError as error:
-            # NumPy has no bfloat16; such files are read through PyTorch and widened.
-            if "bfloat16" not in str(error):
-                raise
-            _import_torch(f"{self.path} stores bfloat16 tensors, which NumPy cannot hold")
-            from safetensors.torch import load_file as load_torch_file
-
-            return {
-                name: tensor.float().numpy() for name, tensor in load_torch_file(self.path).items()
-            }
-        except SafetensorError as error:
-            raise ValueError(f"{self.path} is not a readable safetensors file: {error}") from None
+        return read_safetensors(self.path)
 
 
 class _PytorchFile:
-    """A `pytorch_model.bin`, unpickled with `weights_only=True` (memory-mapped if a zip)."""
+    """A `pytorch_model.bin`, unpickled with `weights_only=True`."""
 
     def __init__(self, path):
         self.path = path

@@ -31,6 +31,7 @@ from kbert.checkpoints.checkpoint_data import CheckpointData
 from kbert.checkpoints.tokenizer_files import has_tokenizer_files
 from kbert.checkpoints.tokenizer_files import read_tokenizer_folder
 from kbert.checkpoints.tokenizer_files import write_tokenizer_folder
+from kbert.checkpoints.weight_map import check_layer_count
 from kbert.checkpoints.weights_file import check_weights_file
 from kbert.checkpoints.weights_file import read_weights
 from kbert.checkpoints.weights_file import write_weights
@@ -121,6 +122,12 @@ def _check_backbone_shapes(folder, backbone_config, declared):
     source = f"Preset {str(folder)!r}"
     variables = bert_layout.backbone_variables(backbone_config)
     prefix = bert_layout.BACKBONE_PREFIX
+    check_layer_count(
+        [name for name in declared if name.startswith(prefix)],
+        backbone_config,
+        f"preset {str(folder)!r}",
+        CONFIG_FILE,
+    )
     missing = [v.path[len(prefix) :] for v in variables if v.path not in declared]
     if missing:
         raise ValueError(f"{source} lacks weights for {missing}.")
@@ -130,6 +137,16 @@ def _check_backbone_shapes(folder, backbone_config, declared):
             raise ValueError(
                 f"{source}: weight `{variable.path[len(prefix) :]}` has shape {shape}, but "
                 f"the model expects {variable.shape}."
+            )
+
+
+def _check_finite(path, weights):
+    """Refuses weights holding NaN or infinity: a damaged file or a diverged training run."""
+    for name, array in sorted(weights.items()):
+        if array.dtype.kind == "f" and not np.all(np.isfinite(array)):
+            raise ValueError(
+                f"Refusing to load {str(path)!r}: weight `{name}` holds NaN or infinite "
+                "values (a damaged file or a training run that diverged)."
             )
 
 
@@ -161,10 +178,21 @@ def read_preset(folder, config=None):
     )
     _check_backbone_shapes(folder, backbone_config, declared)
     tokenizer = read_tokenizer_folder(folder) if has_tokenizer_files(folder) else None
+    if tokenizer is not None and len(tokenizer.vocabulary) < backbone_config.vocabulary_size:
+        logger.warning(
+            "Preset %r: its vocabulary has %d tokens but its embedding table %d rows; the "
+            "rows from %d up are never used.",
+            str(folder),
+            len(tokenizer.vocabulary),
+            backbone_config.vocabulary_size,
+            len(tokenizer.vocabulary),
+        )
+    weights = read_weights(weights_path, folder=folder)
+    _check_finite(weights_path, weights)
     return CheckpointData(
         class_name=config["class_name"],
         config=backbone_config,
-        weights=read_weights(weights_path, folder=folder),
+        weights=weights,
         task=dict(config["task"]),
         tokenizer=tokenizer,
         untrained_heads=tuple(config.get("untrained_heads", [])),

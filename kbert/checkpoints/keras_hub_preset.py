@@ -231,7 +231,7 @@ def read_keras_hub_tokenizer(folder, config):
         return None
     settings = tokenizer_settings(folder / TOKENIZER_CONFIG_FILE, folder)
     settings["max_length"] = config.max_positions
-    return TokenizerData(read_vocabulary(vocabulary), settings)
+    return TokenizerData(read_vocabulary(vocabulary, folder), settings)
 
 
 # --- Export --------------------------------------------------------------------------------

@@ -1,16 +1,17 @@
 """Checks that make opening a weights file safe: no code runs, nothing oversized is allocated.
 
-Every file is first checked by `kbert.files.bounded_reader.checked_path` (a regular
-file, a link only when it stays inside the model folder).
+Every file is opened by `kbert.files.bounded_reader.open_checked` (a regular file inside
+the model folder, every folder on the way included) and read from that open file, never
+memory-mapped: a file truncated while it is read gives an error, not a SIGBUS.
 
 - safetensors: the header is validated by `check_safetensors_header` before the
-  `safetensors` library reads the file: its declared length must fit in the file and in
-  `MAX_SAFETENSORS_HEADER_BYTES`, it must be a JSON object nested no deeper than the
+  tensors are read in bounded chunks (`safetensors_reader`): its declared length must
+  fit in the file and in `MAX_SAFETENSORS_HEADER_BYTES`, it must be a JSON object nested no deeper than the
   bounded reader allows, every tensor's byte range must lie inside the data section and
   match its dtype and shape, and the data must be stored on disk (not a sparse file's
   hole) and fit the load budget (`kbert.files.load_budget`).
 - PyTorch pickles (`pytorch_model.bin`) are read only by `load_pytorch_state`, through
-  `torch.load(weights_only=True)` (memory-mapped for zip containers), whose unpickler
+  `torch.load(weights_only=True)` on the opened file, whose unpickler
   builds tensors and plain containers and refuses everything else. A file that needs
   anything else is refused, never retried in the unsafe mode. In the zip container,
   the entries' uncompressed sizes are checked against the stored bytes (a 3 MB file
@@ -25,10 +26,11 @@ import struct
 import zipfile
 
 from kbert.files.bounded_reader import SIZE_LIMITS
-from kbert.files.bounded_reader import checked_path
+from kbert.files.bounded_reader import open_checked
 from kbert.files.bounded_reader import parse_json
 from kbert.files.load_budget import check_load_budget
 from kbert.files.load_budget import check_stored_bytes
+from kbert.files.load_budget import stored_bytes
 
 # A safetensors header describes tensors, not data: real ones are kilobytes (BERT-large's
 # is 40 KB).
@@ -76,25 +78,34 @@ def check_safetensors_header(path, folder=None):
             not matching dtype and shape, overlapping tensors, data not stored on disk
             or beyond the load budget).
     """
-    real_path = checked_path(path, folder)
-    file_size = os.path.getsize(real_path)
+    with open_checked(path, None, folder) as handle:
+        tensors, _ = safetensors_header(path, handle)
+    return tensors
+
+
+def safetensors_header(path, handle):
+    """`(tensors, data_start)` of the safetensors file open as `handle`, validated.
+
+    `tensors` as `check_safetensors_header` returns them; `data_start` is the byte of
+    the file where the data section (the origin of every `data_offsets`) begins.
+    """
+    file_size = os.fstat(handle.fileno()).st_size
     if file_size < _HEADER_LENGTH_BYTES:
         _refuse(path, f"the file has {file_size} bytes, fewer than the 8-byte header length")
-    with open(real_path, "rb") as handle:
-        (header_length,) = struct.unpack("<Q", handle.read(_HEADER_LENGTH_BYTES))
-        if header_length > file_size - _HEADER_LENGTH_BYTES:
-            _refuse(
-                path,
-                f"the header declares {header_length} bytes but the file has only "
-                f"{file_size - _HEADER_LENGTH_BYTES} after the length field",
-            )
-        if header_length > MAX_SAFETENSORS_HEADER_BYTES:
-            _refuse(
-                path,
-                f"the header declares {header_length} bytes, more than the "
-                f"{MAX_SAFETENSORS_HEADER_BYTES} a tensor index can need",
-            )
-        raw_header = handle.read(header_length)
+    (header_length,) = struct.unpack("<Q", handle.read(_HEADER_LENGTH_BYTES))
+    if header_length > file_size - _HEADER_LENGTH_BYTES:
+        _refuse(
+            path,
+            f"the header declares {header_length} bytes but the file has only "
+            f"{file_size - _HEADER_LENGTH_BYTES} after the length field",
+        )
+    if header_length > MAX_SAFETENSORS_HEADER_BYTES:
+        _refuse(
+            path,
+            f"the header declares {header_length} bytes, more than the "
+            f"{MAX_SAFETENSORS_HEADER_BYTES} a tensor index can need",
+        )
+    raw_header = handle.read(header_length)
     try:
         header = parse_json(raw_header, f"{path} (safetensors header)")
     except ValueError as error:
@@ -113,9 +124,9 @@ def check_safetensors_header(path, folder=None):
         if begin < end:
             _refuse(path, f"tensors {name!r} and {next_name!r} overlap")
     declared = sum(end - begin for (begin, end), _ in ranges)
-    check_stored_bytes(path, declared)
+    check_stored_bytes(path, declared, stored=stored_bytes(handle.fileno()))
     check_load_budget(path, declared, "its tensors")
-    return tensors
+    return tensors, _HEADER_LENGTH_BYTES + header_length
 
 
 def _check_entry(path, name, entry, data_size):
@@ -170,14 +181,18 @@ def load_pytorch_state(path, torch):
             unpickle (it could run code), is not a PyTorch file, or (zip container)
             declares more data than it stores or than the load budget allows.
     """
-    real_path = checked_path(path)
-    is_zip = zipfile.is_zipfile(real_path)
-    if is_zip:
-        _check_zip_entries(path, real_path)
+    with open_checked(path) as handle:
+        if zipfile.is_zipfile(handle):
+            _check_zip_entries(path, handle)
+        handle.seek(0)
+        return _torch_load(path, handle, torch)
+
+
+def _torch_load(path, handle, torch):
     try:
-        # A zip container is memory-mapped: its tensors' shapes are known before their
-        # data is read.
-        return torch.load(real_path, map_location="cpu", weights_only=True, mmap=is_zip)
+        # Read from the file kbert opened, never memory-mapped: a file truncated during
+        # the read is an error, not a SIGBUS.
+        return torch.load(handle, map_location="cpu", weights_only=True)
     except pickle.UnpicklingError as error:
         raise ValueError(
             f"Refusing to load {str(path)!r}: it is a pickle that asks for more than "
@@ -193,14 +208,16 @@ def load_pytorch_state(path, torch):
         ) from None
 
 
-def _check_zip_entries(path, real_path):
+def _check_zip_entries(path, handle):
     """Refuses a torch zip whose entries inflate beyond what the file stores."""
     try:
-        with zipfile.ZipFile(real_path) as archive:
+        with zipfile.ZipFile(handle) as archive:
             declared = sum(entry.file_size for entry in archive.infolist())
     except (zipfile.BadZipFile, OSError) as error:
         raise ValueError(f"{str(path)!r} is not a readable PyTorch zip file: {error}") from None
-    check_stored_bytes(path, declared, what="its zip entries")
+    check_stored_bytes(
+        path, declared, stored=stored_bytes(handle.fileno()), what="its zip entries"
+    )
     check_load_budget(path, declared, "its zip entries")
 
 

@@ -39,12 +39,18 @@ HUGGINGFACE_TOKENIZER_FILE = "tokenizer.json"
 _HUGGINGFACE_NO_LIMIT = 10**12
 
 
-def read_vocabulary(path):
-    """The tokens of a `vocab.txt`, one per line (universal newlines, as transformers)."""
+def read_vocabulary(path, folder=None):
+    """The tokens of a `vocab.txt`, one per line (universal newlines, as transformers).
+
+    Args:
+        path: the file.
+        folder: the model folder it must stay inside, every folder on the way included;
+            by default the folder holding it.
+    """
     path = pathlib.Path(path)
     if not os.path.lexists(path):
         raise ValueError(f"Vocabulary file not found: {path}. Received: vocabulary={str(path)!r}")
-    data = read_bytes(path, "vocabulary")
+    data = read_bytes(path, "vocabulary", folder)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:

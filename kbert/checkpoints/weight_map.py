@@ -21,6 +21,8 @@ keep three), and each part is stored as `layout` says:
 Every conversion is a reshape, a transpose or a concatenation: exact.
 """
 
+import re
+
 import numpy as np
 
 SAME = "same"
@@ -28,6 +30,31 @@ TRANSPOSED = "transposed"
 SPLIT_HEADS = "split_heads"
 SPLIT_HEADS_FIRST = "split_heads_first"
 LAYOUTS = (SAME, TRANSPOSED, SPLIT_HEADS, SPLIT_HEADS_FIRST)
+# An encoder block's index in every format's names: kbert's and keras-hub's
+# `transformer_layer_3/`, transformers' `encoder.layer.3.`, Google's `encoder/layer_3/`.
+_LAYER_INDEX = re.compile(r"(?:^|[./])(?:transformer_)?layer[._](\d+)(?:[./]|$)")
+
+
+def stored_layer_count(names):
+    """How many encoder blocks the tensor `names` hold weights for (highest index + 1)."""
+    matches = (_LAYER_INDEX.search(name) for name in names)
+    indices = [int(match.group(1)) for match in matches if match]
+    return max(indices) + 1 if indices else 0
+
+
+def check_layer_count(names, config, location, against):
+    """Refuses tensors holding more encoder blocks than `config.num_layers` says.
+
+    Without this, the blocks beyond the config's count would be dropped without a word
+    and the model would load as a smaller one.
+    """
+    held = stored_layer_count(names)
+    if held > config.num_layers:
+        raise ValueError(
+            f"Cannot import {location}: its weights hold {held} transformer layers but "
+            f"{against} says num_layers={config.num_layers}; fix the config's layer count "
+            "or use the checkpoint it belongs to."
+        )
 
 
 def _stored_shape(shape, layout, config):
@@ -143,6 +170,7 @@ class WeightMap:
             ValueError: listing every missing or mis-shaped tensor, each named as the
                 checkpoint spells it, with the shape expected and the kbert variable.
         """
+        check_layer_count(tensors.shapes, config, tensors.location, against)
         problems = []
         for variable in variables:
             for name, expected in zip(

@@ -2,8 +2,9 @@
 
 The reader opens only plain data, after checking the whole file without reading a value:
 
-- the file itself goes through `kbert.files.bounded_reader.checked_path` (a regular file,
-  a link only if it stays inside the folder);
+- the file itself is opened by `kbert.files.bounded_reader.open_checked` (a regular file
+  inside the folder, every folder on the way included) and HDF5 reads that open file,
+  never the path again; a damaged file is one line, without HDF5's internals;
 - it walks the file link by link and refuses external links, soft links, external
   storage, virtual datasets, compression filters, non-numeric dtypes, an object reached
   twice (a hard-link cycle would recurse forever), groups nested deeper than
@@ -27,9 +28,10 @@ import numpy as np
 
 from kbert.files.atomic_write import check_free_space
 from kbert.files.atomic_write import raise_if_disk_full
-from kbert.files.bounded_reader import checked_path
+from kbert.files.bounded_reader import open_checked
 from kbert.files.load_budget import check_load_budget
 from kbert.files.load_budget import check_stored_bytes
+from kbert.files.load_budget import stored_bytes
 
 FORMAT_VERSION = 1
 # BERT-large has about 400 variables, its training checkpoint (with Adam's two moments)
@@ -152,8 +154,8 @@ class _Walk:
         self.datasets[name] = item
 
 
-def _checked_datasets(path, handle, real_path):
-    file_size = os.path.getsize(real_path)
+def _checked_datasets(path, handle, file):
+    file_size = os.fstat(file.fileno()).st_size
     walk = _Walk(path, file_size)
     walk.group(handle, "", 0)
     total = sum(_declared_bytes(dataset) for dataset in walk.datasets.values())
@@ -162,20 +164,29 @@ def _checked_datasets(path, handle, real_path):
             f"Refusing to read weights file {str(path)!r}: its datasets declare {total} "
             f"bytes in all, more than the file's {file_size} bytes."
         )
-    check_stored_bytes(path, total, what="its datasets")
+    check_stored_bytes(path, total, stored=stored_bytes(file.fileno()), what="its datasets")
     check_load_budget(path, total, "its datasets")
     return walk.datasets
 
 
 @contextlib.contextmanager
 def _open(path, folder):
-    real_path = checked_path(path, folder)
-    try:
-        handle = h5py.File(real_path, "r")
-    except OSError as error:
-        raise ValueError(f"Cannot open weights file {str(path)!r}: {error}") from error
-    with handle:
-        yield handle, real_path
+    # HDF5 reads through the file object kbert opened (its folder chain pinned), never
+    # by path, so the file read is the file checked.
+    with open_checked(path, None, folder) as file:
+        try:
+            handle = h5py.File(file, "r")
+        except OSError:
+            raise ValueError(_unreadable(path)) from None
+        with handle:
+            yield handle, file
+
+
+def _unreadable(path):
+    return (
+        f"Cannot read weights file {str(path)!r}: it is not a readable HDF5 file "
+        "(damaged, truncated or of another format)."
+    )
 
 
 def check_weights_file(path, folder=None):
@@ -192,11 +203,15 @@ def check_weights_file(path, folder=None):
     Raises:
         ValueError: naming the offending entry, for anything `read_weights` refuses.
     """
-    with _open(path, folder) as (handle, real_path):
-        return {
-            name: (tuple(dataset.shape), dataset.dtype)
-            for name, dataset in _checked_datasets(path, handle, real_path).items()
-        }
+    with _open(path, folder) as (handle, file):
+        try:
+            return {
+                name: (tuple(dataset.shape), dataset.dtype)
+                for name, dataset in _checked_datasets(path, handle, file).items()
+            }
+        except (OSError, RuntimeError, KeyError):
+            # HDF5 met damaged metadata while walking the file.
+            raise ValueError(_unreadable(path)) from None
 
 
 def read_weights(path, folder=None):
@@ -206,6 +221,9 @@ def read_weights(path, folder=None):
         path: the file.
         folder: as in `check_weights_file`.
     """
-    with _open(path, folder) as (handle, real_path):
-        datasets = _checked_datasets(path, handle, real_path)
-        return {name: dataset[()] for name, dataset in datasets.items()}
+    with _open(path, folder) as (handle, file):
+        try:
+            datasets = _checked_datasets(path, handle, file)
+            return {name: dataset[()] for name, dataset in datasets.items()}
+        except (OSError, RuntimeError, KeyError):
+            raise ValueError(_unreadable(path)) from None

@@ -3,13 +3,17 @@
 The bottom of kbert's import graph: it imports neither Keras nor any other kbert
 package, and every other package reads and writes model and data files through it.
 
-- `bounded_reader`: regular files inside their folder, size caps per kind,
-  depth-limited JSON, streamed lines.
+- `bounded_reader`: regular files inside their folder by real path, opened by an
+  `openat` walk that follows no link, size caps per kind, depth-limited JSON, streamed
+  lines.
 - `load_budget`: the memory one load may allocate; declared sizes against storage.
 - `atomic_write`: temp file + rename, free-space checks, stale temporaries removed.
 - `atomic_folder`: `staged_folder`, a folder written beside its destination and swapped in; what a
   killed save leaves is repaired by `recover_interrupted_save` (`interrupted_saves`).
 - `output_lock`: one writer per output folder; `exclusive_output` for training runs.
+- `sibling_names`: the names of staging folders, temporaries and locks, within
+  `NAME_MAX` whatever the destination's name.
+- `broken_links`: one line for a symbolic link loop or a dangling link.
 """
 
 from kbert.files.atomic_write import atomic_path

@@ -22,6 +22,7 @@ import secrets
 import shutil
 
 from kbert.files.process_liveness import process_is_running
+from kbert.files.sibling_names import sibling_stem
 
 TEMPORARY_INFIX = ".tmp-"
 # Room kept free beyond a write's own size (file-system metadata, HDF5 headers).
@@ -33,7 +34,7 @@ _OWN_MESSAGES = ("No space left on the device while writing", "Not enough free s
 
 def temporary_prefix(path):
     """The name prefix of the temporaries of writes to `path`, any process."""
-    return f".{pathlib.Path(path).name}{TEMPORARY_INFIX}"
+    return f".{sibling_stem(pathlib.Path(path).name)}{TEMPORARY_INFIX}"
 
 
 def check_free_space(folder, needed_bytes, target):

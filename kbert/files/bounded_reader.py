@@ -4,9 +4,13 @@ Every file goes through `open_checked` first:
 
 - it must be a regular file: a FIFO would block forever, a device (`/dev/zero`) never
   ends, and neither is opened;
-- a symbolic link is followed only when it resolves inside the folder holding the file
-  (or the `folder` the caller names, such as a model's root folder): a `vocab.txt`
-  linked to `/etc/shadow` is refused, naming the link and its target;
+- its real path, every folder on the way resolved, must lie inside the real path of the
+  folder holding the file (or of the `folder` the caller names, such as a model's root
+  folder): a `vocab.txt` linked to `/etc/shadow`, or an `assets/tokenizer` folder linked
+  elsewhere, is refused, naming the link and its target;
+- it is then opened by an `openat` walk from that folder, no link followed, so a folder
+  swapped for a link after the check cannot lead outside; hard links are not visible
+  from a path and are not refused;
 - whole-file reads are capped by the file's kind (`SIZE_LIMITS`), checked on the opened
   file before a byte is read;
 - JSON is parsed only when nested at most `MAX_JSON_DEPTH` deep (checked on the raw
@@ -18,6 +22,7 @@ Errors are `ValueError`s naming the file: `FileRefusedError` for a file refused 
 file, plain `ValueError` with `file:line` for bad content.
 """
 
+import errno
 import json
 import os
 import pathlib
@@ -50,6 +55,10 @@ _NO_FOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _NON_BLOCKING = getattr(os, "O_NONBLOCK", 0)
 _BINARY = getattr(os, "O_BINARY", 0)
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
+# Where os.open takes `dir_fd` (POSIX), files are reached by an openat walk.
+_FOLDER_FLAGS = os.O_RDONLY | _DIRECTORY | _NO_FOLLOW | _CLOEXEC
+_WALKS_BY_DESCRIPTOR = os.open in os.supports_dir_fd and bool(_NO_FOLLOW and _DIRECTORY)
 _FILE_TYPES = (
     (stat.S_ISDIR, "a folder"),
     (stat.S_ISFIFO, "a FIFO (named pipe)"),
@@ -77,8 +86,12 @@ def checked_path(path, folder=None):
     folder = path.parent if folder is None else pathlib.Path(folder)
     if not os.path.lexists(path):
         raise ValueError(f"File not found: {str(path)!r}")
-    real = pathlib.Path(os.path.realpath(path))
-    root = os.path.realpath(folder)
+    try:
+        real = pathlib.Path(os.path.realpath(path))
+        root = os.path.realpath(folder)
+    except OSError as error:
+        # A link on the way vanished while it was being resolved.
+        raise ValueError(f"Cannot read {str(path)!r}: {error.strerror}") from None
     if os.path.commonpath([root, str(real)]) != root:
         raise FileRefusedError(
             path, f"it is a link to {str(real)!r}, outside the folder {str(folder)!r}"
@@ -99,7 +112,12 @@ def _check_regular(path, status):
 
 
 def open_checked(path, kind=None, folder=None):
-    """Opens `path` for binary reading after `checked_path`'s checks.
+    """Opens `path` for binary reading after `checked_path`'s checks, its folder chain pinned.
+
+    The file is reached from the real path of `folder` one component at a time, each
+    folder opened relative to the one before without following links (an `openat`
+    walk): a folder on the way swapped for a link between the check and the open makes
+    the open fail instead of leaving the folder.
 
     Args:
         path: the file.
@@ -110,13 +128,9 @@ def open_checked(path, kind=None, folder=None):
     Returns:
         A binary file object; close it (use `with`).
     """
+    folder = pathlib.Path(path).parent if folder is None else pathlib.Path(folder)
     real = checked_path(path, folder)
-    try:
-        # Non-blocking, not following links: if the file was swapped for a FIFO or a
-        # link since it was checked, opening neither hangs nor leaves the folder.
-        descriptor = os.open(real, os.O_RDONLY | _NO_FOLLOW | _NON_BLOCKING | _BINARY | _CLOEXEC)
-    except OSError as error:
-        raise ValueError(f"Cannot read {str(path)!r}: {error.strerror}") from None
+    descriptor = _open_pinned(path, real, os.path.realpath(folder))
     try:
         status = os.fstat(descriptor)
         _check_regular(path, status)
@@ -134,6 +148,55 @@ def open_checked(path, kind=None, folder=None):
     except BaseException:
         os.close(descriptor)
         raise
+
+
+def _open_pinned(path, real, root):
+    """A descriptor of `real` (inside the folder `root`), reached without following links.
+
+    Non-blocking as well: a file swapped for a FIFO since it was checked does not hang.
+    """
+    file_flags = os.O_RDONLY | _NO_FOLLOW | _NON_BLOCKING | _BINARY | _CLOEXEC
+    parts = pathlib.PurePath(os.path.relpath(real, root)).parts
+    if os.pardir in parts:
+        # The folder itself moved between the check and here.
+        raise FileRefusedError(path, "its folder was replaced while it was opened")
+    if not _WALKS_BY_DESCRIPTOR:
+        return _open_compared(path, real, file_flags)
+    try:
+        directory = os.open(root, os.O_RDONLY | _DIRECTORY | _CLOEXEC)
+    except OSError as error:
+        raise ValueError(f"Cannot read {str(path)!r}: {error.strerror}") from None
+    try:
+        for part in parts[:-1]:
+            inner = os.open(part, _FOLDER_FLAGS, dir_fd=directory)
+            os.close(directory)
+            directory = inner
+        return os.open(parts[-1], file_flags, dir_fd=directory)
+    except OSError as error:
+        raise _changed_while_opened(path, error) from None
+    finally:
+        os.close(directory)
+
+
+def _open_compared(path, real, flags):
+    """Without `dir_fd` (Windows): opens `real`, then checks it is still what was resolved."""
+    try:
+        descriptor = os.open(real, flags)
+    except OSError as error:
+        raise _changed_while_opened(path, error) from None
+    status, expected = os.fstat(descriptor), os.stat(real)
+    if (status.st_dev, status.st_ino) != (expected.st_dev, expected.st_ino):
+        os.close(descriptor)
+        raise FileRefusedError(path, "it was replaced while it was opened")
+    return descriptor
+
+
+def _changed_while_opened(path, error):
+    if error.errno in (errno.ELOOP, errno.ENOTDIR, errno.EMLINK):
+        return FileRefusedError(
+            path, "it or a folder on its path was replaced by a link while it was opened"
+        )
+    return ValueError(f"Cannot read {str(path)!r}: {error.strerror}")
 
 
 def read_bytes(path, kind, folder=None):

@@ -15,6 +15,7 @@ import time
 
 from kbert.files.output_lock import OutputLock
 from kbert.files.process_liveness import process_is_running
+from kbert.files.sibling_names import sibling_stem
 
 logger = logging.getLogger("kbert.files")
 
@@ -38,12 +39,12 @@ _OWNER = re.compile(r"(\d+)(?:-|$)")
 
 def staging_prefix(folder):
     """The name prefix of the staging folders of saves to `folder`, for this process."""
-    return f".{pathlib.Path(folder).name}{STAGING_INFIX}{os.getpid()}-"
+    return f".{sibling_stem(pathlib.Path(folder).name)}{STAGING_INFIX}{os.getpid()}-"
 
 
 def retired_prefix(folder):
     """The name prefix of the retired copies of `folder`, for this process."""
-    return f".{pathlib.Path(folder).name}{RETIRED_INFIX}{os.getpid()}-"
+    return f".{sibling_stem(pathlib.Path(folder).name)}{RETIRED_INFIX}{os.getpid()}-"
 
 
 def recover_interrupted_save(folder):
@@ -91,7 +92,8 @@ def recover_interrupted_save(folder):
 
 def _leftovers(folder):
     """`(path, kind, owner_is_running)` for every staging and retired sibling of `folder`."""
-    prefixes = {f".{folder.name}{kind}": kind for kind in (STAGING_INFIX, RETIRED_INFIX)}
+    stem = sibling_stem(folder.name)
+    prefixes = {f".{stem}{kind}": kind for kind in (STAGING_INFIX, RETIRED_INFIX)}
     found = []
     with os.scandir(folder.parent) as entries:
         for entry in entries:

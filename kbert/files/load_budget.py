@@ -59,7 +59,7 @@ def check_load_budget(source, declared_bytes, what):
 
 
 def stored_bytes(path):
-    """The bytes the file `path` occupies on disk (its allocated blocks where known)."""
+    """The bytes the file `path` (or open descriptor) occupies on disk (its blocks where known)."""
     status = os.stat(path)
     blocks = getattr(status, "st_blocks", None)
     return status.st_size if blocks is None else min(status.st_size, blocks * 512)

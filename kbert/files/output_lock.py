@@ -14,6 +14,7 @@ except ImportError:  # Windows: outputs are not locked (see OutputLock).
     fcntl = None
 
 from kbert.files.output_locked_error import OutputLockedError
+from kbert.files.sibling_names import sibling_stem
 
 logger = logging.getLogger("kbert.files")
 
@@ -64,7 +65,7 @@ class OutputLock:
         # Resolved, so that every spelling of one folder (a relative path, a link to it)
         # meets at the same lock file.
         self.folder = pathlib.Path(os.path.realpath(pathlib.Path(folder).expanduser()))
-        self.lock_path = self.folder.parent / f".{self.folder.name}{LOCK_SUFFIX}"
+        self.lock_path = self.folder.parent / f".{sibling_stem(self.folder.name)}{LOCK_SUFFIX}"
 
     def __enter__(self):
         self.acquire()

@@ -29,6 +29,7 @@ import re
 
 from kbert.checkpoints.kbert_preset import WEIGHTS_FILE
 from kbert.checkpoints.kbert_preset import is_kbert_preset
+from kbert.files.broken_links import broken_link_message
 from kbert.files.interrupted_saves import recover_interrupted_save
 from kbert.presets.preset_registry import BUILTIN_PRESETS
 
@@ -110,6 +111,8 @@ def resolve_preset(source, cache_dir=None, online=None):
         raise ValueError(
             f"A model must be a folder (or a name). Received a file: {str(path)!r}"
         )
+    if broken_link_message(path) is not None:
+        raise ValueError(broken_link_message(path))
     if not is_path and source in BUILTIN_PRESETS:
         return pathlib.Path(BUILTIN_PRESETS[source])
     from kbert.checkpoints import named_checkpoints

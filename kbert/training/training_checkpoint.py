@@ -1,5 +1,6 @@
 """Everything needed to resume fine-tuning, in one file replaced atomically."""
 
+import hashlib
 import json
 import pathlib
 
@@ -12,12 +13,20 @@ from kbert.files.atomic_write import atomic_path
 from kbert.files.atomic_write import remove_stale_temporaries
 from kbert.files.bounded_reader import parse_json
 
-CHECKPOINT_FORMAT_VERSION = 1
+CHECKPOINT_FORMAT_VERSION = 2
 
 # The JSON state travels as UTF-8 bytes in the weights file, so that one file (written
 # beside its target, then renamed over it) holds the whole checkpoint: a crash leaves
 # either the previous checkpoint or the new one, never a mix.
 _STATE_KEY = "state_json"
+# The SHA-256 of every other dataset (names, dtypes, shapes and bytes, the state
+# included), computed from the arrays as written and checked on every read: flipped
+# bits anywhere in the data are refused instead of resumed into a broken model.
+_DIGEST_KEY = "content_sha256"
+_REMEDY = (
+    "delete it to start the run again, or start without resuming (no `--resume`, "
+    "resume=False) in an empty folder"
+)
 
 
 class TrainingCheckpoint:
@@ -33,7 +42,9 @@ class TrainingCheckpoint:
     temporary `.training_checkpoint.h5.tmp-PID-...` beside it, renamed over it. A
     temporary left by a killed run is deleted by the next save or read
     (`remove_stale_files`); a full disk is one `OSError` with the previous checkpoint
-    intact.
+    intact. The file carries the SHA-256 of its contents, checked on every read: a
+    damaged checkpoint, or one holding NaN or infinite values, is refused in one
+    sentence naming the file and the remedy (delete it, or start without resuming).
 
     Args:
         path: the checkpoint file.
@@ -72,6 +83,7 @@ class TrainingCheckpoint:
         for prefix, variables in groups.items():
             for index, variable in enumerate(variables):
                 arrays[f"{prefix}/{index:06d}"] = keras.ops.convert_to_numpy(variable)
+        arrays[_DIGEST_KEY] = np.frombuffer(content_digest(arrays).encode("ascii"), np.uint8)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         with atomic_path(self.path) as temporary:
             write_weights(temporary, arrays)
@@ -146,18 +158,47 @@ class TrainingCheckpoint:
         self.remove_stale_files()
         if not self.exists():
             raise ValueError(f"No training checkpoint at {str(self.path)!r}.")
-        arrays = read_weights(self.path)
+        try:
+            arrays = read_weights(self.path)
+        except ValueError as error:
+            self._refuse(f"it cannot be read ({str(error).rstrip('.')})")
         if _STATE_KEY not in arrays:
-            raise ValueError(f"{str(self.path)!r} is not a kbert training checkpoint.")
+            self._refuse("it is not a kbert training checkpoint")
+        if _DIGEST_KEY not in arrays:
+            self._refuse(f"it has no checksum (format {CHECKPOINT_FORMAT_VERSION} has one)")
+        recorded = np.asarray(arrays.pop(_DIGEST_KEY)).tobytes().decode("ascii", "replace")
+        if recorded != content_digest(arrays):
+            self._refuse("its contents do not match the SHA-256 recorded when it was written")
         state = parse_json(np.asarray(arrays.pop(_STATE_KEY)).tobytes(), self.path)
         if not isinstance(state, dict):
-            raise ValueError(f"{str(self.path)!r}: its state is not a JSON object.")
+            self._refuse("its state is not a JSON object")
         if state.get("format_version") != CHECKPOINT_FORMAT_VERSION:
-            raise ValueError(
-                f"{str(self.path)!r} has checkpoint format {state.get('format_version')!r}; "
-                f"this kbert reads format {CHECKPOINT_FORMAT_VERSION}."
+            self._refuse(
+                f"it has checkpoint format {state.get('format_version')!r} and this kbert "
+                f"reads format {CHECKPOINT_FORMAT_VERSION}"
             )
+        for name, array in arrays.items():
+            if array.dtype.kind == "f" and not np.all(np.isfinite(array)):
+                self._refuse(f"its variable {name} holds NaN or infinite values")
         return state, arrays
+
+    def _refuse(self, reason):
+        raise ValueError(
+            f"Cannot resume from the training checkpoint {str(self.path)!r}: {reason}; "
+            f"{_REMEDY}."
+        ) from None
+
+
+def content_digest(arrays):
+    """The SHA-256 (hex) of `{name: array}`: every name, dtype, shape and byte, in name order."""
+    digest = hashlib.sha256()
+    for name in sorted(arrays):
+        if name == _DIGEST_KEY:
+            continue
+        array = np.ascontiguousarray(arrays[name])
+        digest.update(f"{name}\0{array.dtype.str}\0{array.shape}\0".encode("utf-8"))
+        digest.update(array.tobytes())
+    return digest.hexdigest()
 
 
 def _describe(variables):
