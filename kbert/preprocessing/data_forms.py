@@ -27,7 +27,7 @@ def table_kind(x):
             return "dataset"
         if isinstance(x, Mapping):
             return "dataset_dict"
-    if isinstance(x, (list, tuple)) and x and isinstance(x[0], Mapping):
+    if isinstance(x, list) and x and isinstance(x[0], Mapping):
         return "records"
     return None
 
@@ -96,7 +96,7 @@ def _check_table(x):
     kind = table_kind(x)
     if kind == "dataset_dict":
         raise ValueError(
-            f"Pass one split of the DatasetDict (e.g. data['train']), not all of its "
+            f"Pass one split of the DatasetDict, such as data['train'], not all of its "
             f"splits {sorted(map(str, x))}."
         )
     if kind is None:
