@@ -260,3 +260,27 @@ def test_kbert_imports_neither_pandas_nor_datasets():
         check=True,
     )
     assert result.stdout.strip() == "[]"
+
+
+def test_the_inference_functions_take_tables(tokenizer):
+    model = _model(BertClassifier, tokenizer, label_names=["neg", "pos"])
+    expected = model.classify(TEXTS, pairs=PAIRS)
+    for table in (
+        _records(text=TEXTS, pair=PAIRS),
+        pd.DataFrame({"text": TEXTS, "pair": PAIRS, "label": LABELS}),
+        datasets.Dataset.from_dict({"text": TEXTS, "pair": PAIRS}),
+    ):
+        for result, reference in zip(model.classify(table), expected, strict=True):
+            assert result.probabilities == pytest.approx(reference.probabilities, abs=1e-6)
+    np.testing.assert_allclose(
+        model.embed(pd.DataFrame({"text": TEXTS}), pooling="mean"),
+        model.embed(TEXTS, pooling="mean"),
+        atol=1e-6,
+    )
+    tagger = _model(BertTokenClassifier, tokenizer, label_names=TAG_NAMES)
+    assert tagger.tag(_records(text=TEXTS)) == tagger.tag(TEXTS)
+    masked_lm = _model(BertMaskedLM, tokenizer)
+    masked = ["the [MASK] sat on the mat", "a [MASK] ran"]
+    from_dataset = masked_lm.fill_mask(datasets.Dataset.from_dict({"text": masked}))
+    assert from_dataset == masked_lm.fill_mask(masked)
+    assert "'text'" in _refusal(lambda: model.classify(_records(sentence=TEXTS)))

@@ -92,6 +92,16 @@ def example_chunks(x, y, fields, with_labels=True, chunk_size=None):
         start += count
 
 
+def table_columns(x, fields):
+    """`{field: list}` of the task's input fields of the whole table (for inference,
+    whose results are one per example anyway)."""
+    columns = {}
+    for inputs, _, _ in example_chunks(x, None, fields, with_labels=False):
+        for field, values in inputs.items():
+            columns.setdefault(field, []).extend(values)
+    return columns
+
+
 def _check_table(x):
     kind = table_kind(x)
     if kind == "dataset_dict":
