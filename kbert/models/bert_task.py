@@ -101,7 +101,12 @@ class BertTask(keras.Model):
         return {}
 
     def _takes_raw(self, x):
-        return self._preprocessor is not None and self._preprocessor.accepts(x)
+        if self._preprocessor is None:
+            return False
+        # A plain list is never model tensors (those come as dicts): the preprocessor
+        # refuses it in a sentence rather than Keras printing it whole.
+        host_list = isinstance(x, list) and not any(isinstance(i, np.ndarray) for i in x)
+        return host_list or self._preprocessor.accepts(x)
 
     def _raw_dataset(self, x, y=None, sample_weight=None, batch_size=None, **settings):
         return self._preprocessor.dataset(
