@@ -240,6 +240,10 @@ def test_a_table_of_the_wrong_shape_gets_one_sentence_naming_the_fields(tokenize
     assert "Record 1 is a str" in _refusal(lambda: model.fit([records[0], TEXTS[1]], verbose=0))
     frame = pd.DataFrame({"text": TEXTS, "label": LABELS})
     assert "'stars'" in _refusal(lambda: model.fit(frame, "stars", verbose=0))
+    short = _refusal(lambda: model.fit(frame, LABELS[:3], verbose=0), one_sentence=False)
+    assert short.endswith("(4). Received: 3 labels")
+    empty = _refusal(lambda: model.fit(frame.iloc[:0], verbose=0), one_sentence=False)
+    assert empty.endswith("an empty table")
     splits = datasets.DatasetDict({"train": datasets.Dataset.from_dict({"text": TEXTS})})
     assert "data['train']" in _refusal(lambda: model.evaluate(splits, verbose=0))
     # A plain list of the wrong things is refused by the task, not printed by Keras

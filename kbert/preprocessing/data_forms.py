@@ -77,6 +77,13 @@ def example_chunks(x, y, fields, with_labels=True, chunk_size=None):
     inputs = _input_columns(fields, columns)
     label_column = _label_column(fields, columns, y) if with_labels else None
     beside = None if not with_labels or y is None or isinstance(y, str) else list(y)
+    if beside is not None and len(beside) != len(x):
+        raise ValueError(
+            f"`y` must hold one label per example of the table ({len(x)}). "
+            f"Received: {len(beside)} labels"
+        )
+    if not len(x):
+        raise ValueError("The inputs hold no examples. Received: an empty table")
     if kind == "dataset":
         wanted = list(inputs.values()) + ([label_column] if label_column else [])
         rows = x.select_columns(wanted).iter(batch_size=chunk_size)
