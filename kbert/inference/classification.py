@@ -7,8 +7,7 @@ from kbert.inference.model_io import sequence_limit
 from kbert.inference.model_io import softmax
 from kbert.inference.results import Classification
 from kbert.preprocessing.length_buckets import DEFAULT_BATCH_SIZE
-from kbert.preprocessing.text_encoding import as_pair_list
-from kbert.preprocessing.text_encoding import as_text_list
+from kbert.preprocessing.text_encoding import texts_and_pairs
 from kbert.preprocessing.text_encoding import encode_texts
 
 
@@ -19,8 +18,10 @@ def classify(model, tokenizer, text_or_texts, pairs=None, batch_size=DEFAULT_BAT
         model: a classifier (`BertClassifier`) with logits (B, num_classes) and
             optionally `label_names`; without them the labels are "0", "1", ...
         tokenizer: a `BertTokenizer`; None uses `model.tokenizer`.
-        text_or_texts: a string or a list of strings. Texts longer than the
-            model's limit are truncated with a warning.
+        text_or_texts: a string or a list of strings, or records, a DataFrame or
+            a `datasets.Dataset` with a "text" field (and a "pair" field for
+            pairs). Texts longer than the model's limit are truncated with a
+            warning.
         pairs: None, or the second text of each pair: a string for a single
             string `text_or_texts`, else a list as long as it.
         batch_size: texts per forward pass.
@@ -37,9 +38,8 @@ def classify(model, tokenizer, text_or_texts, pairs=None, batch_size=DEFAULT_BAT
     {'entailment': 0.91, 'neutral': 0.06, 'contradiction': 0.03}
     """
     tokenizer = resolve_tokenizer(model, tokenizer)
-    texts, single = as_text_list(text_or_texts, "text_or_texts")
+    texts, pairs, single = texts_and_pairs(text_or_texts, pairs, "text_or_texts")
     batch_size = check_positive_int("batch_size", batch_size)
-    pairs = as_pair_list(pairs, texts, single, "text_or_texts")
     encodings = encode_texts(tokenizer, texts, pairs, sequence_limit(model, tokenizer))
     label_names = getattr(model, "label_names", None)
     results = [None] * len(texts)

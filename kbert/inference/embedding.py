@@ -22,8 +22,7 @@ from kbert.inference.model_io import resolve_tokenizer
 from kbert.inference.model_io import sequence_limit
 from kbert.inference.results import TokenEmbeddings
 from kbert.preprocessing.length_buckets import DEFAULT_BATCH_SIZE
-from kbert.preprocessing.text_encoding import as_pair_list
-from kbert.preprocessing.text_encoding import as_text_list
+from kbert.preprocessing.text_encoding import texts_and_pairs
 from kbert.preprocessing.text_encoding import encode_texts
 
 # The paper's feature-based choice: the last four encoder blocks.
@@ -50,8 +49,9 @@ def embed(
         tokenizer: a `BertTokenizer`; None uses `model.tokenizer`. A backbone
             loaded with `BertBackbone.from_preset` has none: pass
             `BertTokenizer.from_preset(same_preset)`.
-        texts: a string or a list of strings. Texts longer than the model's limit
-            are truncated with a warning.
+        texts: a string or a list of strings (or records, a DataFrame or a
+            `datasets.Dataset` with a "text" field, and "pair" for pairs). Texts
+            longer than the model's limit are truncated with a warning.
         pairs: None, or the second text of each pair (a string for a string, a
             list as long as `texts` for a list), as `[CLS] a [SEP] b [SEP]`.
         layers: indices into the `num_layers + 1` hidden states: 0 is the
@@ -91,8 +91,7 @@ def embed(
     _check_choice("combine", combine, COMBINES)
     _check_choice("pooling", pooling, POOLINGS)
     batch_size = check_positive_int("batch_size", batch_size)
-    texts, single = as_text_list(texts, "texts")
-    pairs = as_pair_list(pairs, texts, single, "texts")
+    texts, pairs, single = texts_and_pairs(texts, pairs, "texts")
     tokenizer = _backbone_tokenizer(model, tokenizer)
     encodings = encode_texts(tokenizer, texts, pairs, sequence_limit(backbone, tokenizer))
     features = _features(

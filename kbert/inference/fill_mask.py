@@ -45,7 +45,8 @@ def fill_mask(
             `segment_ids`, `padding_mask`, `mask_positions` (B, P); output logits
             (B, P, V).
         tokenizer: a `BertTokenizer`; None uses `model.tokenizer`.
-        text_or_texts: a string, or a list of strings, each with at least one
+        text_or_texts: a string, or a list of strings (or records, a DataFrame
+            or a `datasets.Dataset` with a "text" field), each with at least one
             mask token (`tokenizer.mask_token`, "[MASK]") typed literally. Texts
             longer than the model's limit are truncated with a warning, but a
             mask cut off by the truncation is an error.

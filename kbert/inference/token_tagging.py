@@ -32,7 +32,8 @@ def tag(model, tokenizer, text_or_texts, aggregation="first", batch_size=DEFAULT
         model: a token classifier (`BertTokenClassifier`) with logits
             (B, L, num_classes) and `label_names` such as "O", "B-PER", "I-PER".
         tokenizer: a `BertTokenizer`; None uses `model.tokenizer`.
-        text_or_texts: a string or a list of strings. Texts longer than the
+        text_or_texts: a string or a list of strings (or records, a DataFrame or
+            a `datasets.Dataset` with a "text" field). Texts longer than the
             model's limit are truncated with a warning (entities come from the
             part that was kept).
         aggregation: how a word's label comes from its sub-words: "first" uses

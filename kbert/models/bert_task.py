@@ -9,6 +9,7 @@ from kbert.inference.embedding import embed
 from kbert.models.bert_backbone import BertBackbone
 from kbert.models.inference_method import InferenceMethod
 from kbert.models.input_validation import validate_inputs
+from kbert.preprocessing.data_forms import table_kind
 from kbert.preprocessing.length_buckets import DEFAULT_BATCH_SIZE
 from kbert.training.bert_adamw import BertAdamW
 
@@ -30,9 +31,11 @@ class BertTask(keras.Model):
     compiled with `compile()`'s defaults, and lists in `.freshly_initialized_heads`
     the head layers the preset did not provide.
 
-    Raw inputs (strings) go through `self.preprocessor` in `fit`, `evaluate` and
-    `predict`; tokenized dicts, `BucketedDataset`s and other datasets go to Keras as
-    they are. See each task's preprocessor for the forms it takes.
+    Raw inputs (strings, per-example records, pandas DataFrames, Hugging Face
+    datasets) go through `self.preprocessor` in `fit`, `evaluate` and `predict`, the
+    labels inside a table or beside it as `y`; tokenized dicts, `BucketedDataset`s
+    and other datasets go to Keras as they are. See each task's preprocessor for the
+    forms it takes.
     """
 
     extra_inputs = ()
@@ -98,7 +101,12 @@ class BertTask(keras.Model):
         return {}
 
     def _takes_raw(self, x):
-        return self._preprocessor is not None and self._preprocessor.accepts(x)
+        if self._preprocessor is None:
+            return False
+        # A plain list is never model tensors (those come as dicts): the preprocessor
+        # refuses it in a sentence rather than Keras printing it whole.
+        host_list = isinstance(x, list) and not any(isinstance(i, np.ndarray) for i in x)
+        return host_list or self._preprocessor.accepts(x)
 
     def _raw_dataset(self, x, y=None, sample_weight=None, batch_size=None, **settings):
         return self._preprocessor.dataset(
@@ -106,6 +114,9 @@ class BertTask(keras.Model):
         )
 
     def _raw_validation(self, validation_data, batch_size):
+        if self._preprocessor is not None and table_kind(validation_data) is not None:
+            # Records, a DataFrame or a dataset with the labels inside.
+            return self._raw_dataset(validation_data, batch_size=batch_size, shuffle=False)
         if not isinstance(validation_data, (tuple, list)) or not validation_data:
             return validation_data
         if not self._takes_raw(validation_data[0]):
@@ -214,7 +225,7 @@ class BertTask(keras.Model):
         return history
 
     def _class_weights(self, x, y, class_weight, sample_weight):
-        labels = self._preprocessor.features(x, y).labels
+        labels = self._preprocessor.task_features(x, y).labels
         if not isinstance(labels, np.ndarray) or labels.ndim != 1:
             raise ValueError(
                 f"`class_weight` needs one class per example; {type(self).__name__} has "

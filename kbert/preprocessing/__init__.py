@@ -1,7 +1,10 @@
 """From what users have (strings, labels) to model inputs: tokenizing, segment packing, batching.
 
 Each task model carries a preprocessor (`model.preprocessor`), so that `fit`,
-`evaluate` and `predict` take raw strings. Batches are padded to a few length buckets
+`evaluate` and `predict` take raw strings, and data as users hold it: per-example
+records, pandas DataFrames and Hugging Face datasets, read for every task by
+`data_forms` through the task's `RecordFields` (pandas and `datasets` are never
+imported). Batches are padded to a few length buckets
 (`length_buckets`, `BucketedDataset`), so a compiled step is traced for a handful of
 shapes; `DEFAULT_BATCH_SIZE` is the one batch size used wherever none is given.
 
@@ -28,6 +31,7 @@ _PUBLIC_NAMES = names_by_module(
         "kbert.preprocessing.pretrainer_preprocessor": ("PretrainerPreprocessor",),
         "kbert.preprocessing.multiple_choice_preprocessor": ("MultipleChoicePreprocessor",),
         "kbert.preprocessing.question_answerer_preprocessor": ("QuestionAnswererPreprocessor",),
+        "kbert.preprocessing.record_fields": ("RecordFields",),
         "kbert.preprocessing.task_features": ("TaskFeatures",),
         "kbert.preprocessing.text_classifier_preprocessor": ("TextClassifierPreprocessor",),
         "kbert.preprocessing.token_classifier_preprocessor": ("TokenClassifierPreprocessor",),

@@ -3,6 +3,7 @@
 import numpy as np
 
 from kbert.argument_checks import check_positive_int
+from kbert.preprocessing import data_forms
 from kbert.preprocessing.bucketed_dataset import BucketedDataset
 from kbert.preprocessing.choice_rows import example_rows
 from kbert.preprocessing.choice_rows import longest_row
@@ -10,6 +11,7 @@ from kbert.preprocessing.length_buckets import DEFAULT_BATCH_SIZE
 from kbert.preprocessing.length_buckets import bucket_length
 from kbert.preprocessing.length_buckets import length_buckets
 from kbert.preprocessing.task_features import TaskFeatures
+from kbert.preprocessing.task_features import concatenated_features
 
 
 class BertPreprocessor:
@@ -22,8 +24,13 @@ class BertPreprocessor:
     `BucketedDataset` padded to a few length buckets (`dataset`), so a compiled step is
     traced for a handful of shapes only.
 
-    Subclasses define `input_fields` (the keys of the parsed inputs), `parse_inputs`
-    and `features`.
+    Besides the task's own forms, every preprocessor takes "tables" (per-example
+    records, a pandas DataFrame, a Hugging Face `datasets.Dataset`) whose fields are
+    named by `record_fields`, read in chunks by `kbert.preprocessing.data_forms`
+    (`task_features`, `dataset`, `split`).
+
+    Subclasses define `input_fields` (the keys of the parsed inputs), `record_fields`
+    (a `RecordFields`), `parse_inputs` and `features`.
 
     Args:
         tokenizer: a `BertTokenizer`.
@@ -32,6 +39,7 @@ class BertPreprocessor:
     """
 
     input_fields = ()
+    record_fields = None
 
     def __init__(self, tokenizer, sequence_length=None):
         if tokenizer is None:
@@ -48,7 +56,10 @@ class BertPreprocessor:
     # --- Inputs ------------------------------------------------------------------------
 
     def accepts(self, x):
-        """Whether `x` is raw input of this task (strings), rather than model tensors."""
+        """Whether `x` is raw input of this task (strings, records, a DataFrame, a
+        dataset), rather than model tensors."""
+        if self.record_fields is not None and data_forms.table_kind(x) is not None:
+            return True
         try:
             self.parse_inputs(x)
         except (ValueError, TypeError):
@@ -79,6 +90,24 @@ class BertPreprocessor:
         """The features `predict` runs on: one row per example, no labels."""
         return self.features(x)
 
+    def task_features(self, x, y=None, predict=False):
+        """`features(x, y)` (or `prediction_features(x)`) for `x` in any accepted form.
+
+        A table (records, DataFrame, `datasets.Dataset`) is read in chunks, its labels
+        taken from `y` (labels or the label field's name) or from its label field.
+        """
+        if data_forms.table_kind(x) is None:
+            return self.prediction_features(x) if predict else self.features(x, y)
+        parts, counts = [], []
+        chunks = data_forms.example_chunks(x, y, self.record_fields, with_labels=not predict)
+        for inputs, labels, count in chunks:
+            if predict:
+                parts.append(self.prediction_features(inputs))
+            else:
+                parts.append(self.features(inputs, labels))
+            counts.append(count)
+        return concatenated_features(parts, counts)
+
     # --- Batches -----------------------------------------------------------------------
 
     def dataset(
@@ -104,7 +133,7 @@ class BertPreprocessor:
                 batch padded to one length, so that Keras can concatenate the outputs
                 row by row; `y` is ignored.
         """
-        features = self.prediction_features(x) if predict else self.features(x, y)
+        features = self.task_features(x, y, predict=predict)
         lengths = [longest_row(example_rows(ids)) for ids in features.token_ids]
         buckets = self.buckets
         if predict:
@@ -154,13 +183,19 @@ class BertPreprocessor:
             raise ValueError(
                 f"`validation_split` must be in (0, 1). Received: validation_split={fraction}"
             )
-        fields = self.parse(x)
-        count = len(next(values for values in fields.values() if values is not None))
+        table = data_forms.table_kind(x) is not None
+        if table:
+            count = data_forms.table_size(x)
+        else:
+            fields = self.parse(x)
+            count = len(next(values for values in fields.values() if values is not None))
         cut = int(count * (1 - fraction))
         if cut in (0, count):
             raise ValueError(
                 f"validation_split={fraction} of {count} examples leaves one side empty."
             )
+        if table:
+            return data_forms.split_table(x, y, cut)
 
         def part(values, selection):
             return None if values is None else list(values)[selection]

@@ -9,6 +9,7 @@ from kbert.preprocessing.length_buckets import DEFAULT_BATCH_SIZE
 from kbert.preprocessing.masking import check_masking_arguments
 from kbert.preprocessing.masking import mask_tokens
 from kbert.preprocessing.masking import special_token_ids_of
+from kbert.preprocessing.record_fields import RecordFields
 from kbert.preprocessing.task_features import TaskFeatures
 from kbert.preprocessing.text_classifier_preprocessor import parse_text_inputs
 from kbert.preprocessing.text_encoding import encode_texts
@@ -24,7 +25,8 @@ class MaskedLMPreprocessor(BertPreprocessor):
     epoch and are the same in every run. For `predict`, the positions to predict are the
     `[MASK]` tokens written in the texts.
 
-    Inputs (`x`): as `TextClassifierPreprocessor` (texts, or text pairs).
+    Inputs (`x`): as `TextClassifierPreprocessor` (texts, or text pairs), records,
+    DataFrames and `datasets.Dataset`s included (their other fields are not read).
 
     Args:
         tokenizer: a `BertTokenizer`.
@@ -56,6 +58,7 @@ class MaskedLMPreprocessor(BertPreprocessor):
         self.max_predictions_per_seq = max_predictions_per_seq
 
     input_fields = ("text", "pair")
+    record_fields = RecordFields(inputs=("text", "pair"), optional=("pair",))
 
     def parse_inputs(self, x):
         return parse_text_inputs(x)

@@ -7,6 +7,7 @@ from kbert.data.qa_windows import make_qa_windows
 from kbert.data.question_windowing import QuestionWindowing
 from kbert.preprocessing.bert_preprocessor import BertPreprocessor
 from kbert.preprocessing.bert_preprocessor import as_string_list
+from kbert.preprocessing.record_fields import RecordFields
 from kbert.preprocessing.task_features import TaskFeatures
 
 
@@ -23,6 +24,9 @@ class QuestionAnswererPreprocessor(BertPreprocessor):
     `(questions, contexts)`. Answers (`y`): one per example, each None or "" (no
     answer), a dict `{"text": ..., "answer_start": ...}` (SQuAD's form), or a tuple
     `(answer_start, text)`; `answer_start` is the character offset in the context.
+    A SQuAD row's `{"text": [...], "answer_start": [...]}` gives its first answer
+    (none when the lists are empty). Records, DataFrames and `datasets.Dataset`s
+    hold "question", "context" and optionally "answers" (`RecordFields`).
 
     Args:
         tokenizer: a `BertTokenizer`.
@@ -43,6 +47,7 @@ class QuestionAnswererPreprocessor(BertPreprocessor):
     """
 
     input_fields = ("question", "context")
+    record_fields = RecordFields(inputs=("question", "context"), labels=("answers", "answer"))
 
     def __init__(self, tokenizer, sequence_length=None, windowing=None):
         super().__init__(tokenizer, sequence_length)
@@ -126,7 +131,10 @@ class QuestionAnswererPreprocessor(BertPreprocessor):
                 spans.append(None)
                 continue
             if isinstance(answer, dict):
-                start, text = answer.get("answer_start"), answer.get("text")
+                start, text = _first_answer(answer)
+                if text is None:
+                    spans.append(None)  # SQuAD 2.0's unanswerable: empty answer lists
+                    continue
             elif isinstance(answer, (tuple, list)) and len(answer) == 2:
                 start, text = answer
             else:
@@ -147,3 +155,14 @@ class QuestionAnswererPreprocessor(BertPreprocessor):
                 )
             spans.append((int(start), int(start) + len(text)))
         return spans
+
+
+def _first_answer(answer):
+    """`(answer_start, text)` of a SQuAD answer dict; a SQuAD row's lists give their first
+    answer, empty lists `(None, None)`."""
+    start, text = answer.get("answer_start"), answer.get("text")
+    if isinstance(text, (list, tuple)) and isinstance(start, (list, tuple)):
+        if not text or not start:
+            return None, None
+        return start[0], text[0]
+    return start, text

@@ -36,3 +36,38 @@ class TaskFeatures:
 
     def __len__(self):
         return len(self.token_ids)
+
+
+def concatenated_features(parts, example_counts):
+    """One `TaskFeatures` of `parts` in order; `example_counts[i]` examples made `parts[i]`
+    (its `example_indices` are shifted past the examples before it)."""
+    if len(parts) == 1:
+        return parts[0]
+    offsets = np.cumsum([0] + list(example_counts[:-1]))
+    return TaskFeatures(
+        token_ids=[row for part in parts for row in part.token_ids],
+        segment_ids=[row for part in parts for row in part.segment_ids],
+        labels=_concatenated_labels([part.labels for part in parts]),
+        example_indices=np.concatenate(
+            [part.example_indices + offset for part, offset in zip(parts, offsets)]
+        ),
+        word_positions=_concatenated_rows([part.word_positions for part in parts]),
+        mask_positions=_concatenated_rows([part.mask_positions for part in parts]),
+    )
+
+
+def _concatenated_rows(rows):
+    if all(part is None for part in rows):
+        return None
+    return [row for part in rows for row in part]
+
+
+def _concatenated_labels(labels):
+    first = labels[0]
+    if first is None:
+        return None
+    if isinstance(first, dict):
+        return {name: _concatenated_labels([part[name] for part in labels]) for name in first}
+    if isinstance(first, np.ndarray):
+        return np.concatenate(labels)
+    return [row for part in labels for row in part]

@@ -5,6 +5,7 @@ from kbert.preprocessing.bert_preprocessor import as_string_list
 from kbert.preprocessing.bert_preprocessor import checked_labels
 from kbert.preprocessing.bert_preprocessor import encoded_features
 from kbert.preprocessing.bert_preprocessor import label_ids
+from kbert.preprocessing.record_fields import RecordFields
 from kbert.preprocessing.text_encoding import encode_texts
 
 
@@ -14,6 +15,8 @@ class TextClassifierPreprocessor(BertPreprocessor):
     Inputs (`x`): a list of strings; a pair of lists `(texts, pairs)`; a list of
     `(text, pair)` tuples; or a dict with "text" (and "pair") lists. A single string is
     one example. Labels (`y`): class ids, or label strings when `label_names` is known.
+    Records, DataFrames and `datasets.Dataset`s hold "text" (and "pair") with the labels
+    under "label" (or "labels"), or `y` names the label column (`RecordFields`).
 
     Args:
         tokenizer: a `BertTokenizer`.
@@ -30,6 +33,9 @@ class TextClassifierPreprocessor(BertPreprocessor):
     """
 
     input_fields = ("text", "pair")
+    record_fields = RecordFields(
+        inputs=("text", "pair"), optional=("pair",), labels=("label", "labels")
+    )
 
     def __init__(self, tokenizer, sequence_length=None, label_names=None, num_classes=None):
         super().__init__(tokenizer, sequence_length)

@@ -2,11 +2,23 @@
 
 import logging
 
+from kbert.preprocessing.data_forms import table_columns
+from kbert.preprocessing.data_forms import table_kind
+from kbert.preprocessing.record_fields import RecordFields
+
 logger = logging.getLogger("kbert.preprocessing")
+
+# What the inference functions read from records, DataFrames and datasets.
+TEXT_FIELDS = RecordFields(inputs=("text", "pair"), optional=("pair",))
 
 
 def as_text_list(text_or_texts, name):
-    """Returns `(texts, single)`: a list of strings, and whether one string came in."""
+    """Returns `(texts, single)`: a list of strings, and whether one string came in.
+
+    Records, a DataFrame or a `datasets.Dataset` give their "text" field.
+    """
+    if table_kind(text_or_texts) is not None:
+        return _checked(table_columns(text_or_texts, TEXT_FIELDS)["text"], name), False
     if isinstance(text_or_texts, str):
         return [text_or_texts], True
     if isinstance(text_or_texts, bytes) or not hasattr(text_or_texts, "__iter__"):
@@ -14,14 +26,26 @@ def as_text_list(text_or_texts, name):
             f"`{name}` must be a string or a list of strings. Received: "
             f"{name}={text_or_texts!r} of type {type(text_or_texts).__name__}"
         )
-    texts = list(text_or_texts)
+    return _checked(list(text_or_texts), name), False
+
+
+def texts_and_pairs(text_or_texts, pairs, name):
+    """`(texts, pairs, single)` of `as_text_list` and `as_pair_list`; a table without
+    `pairs` gives its "pair" field, when it has one."""
+    texts, single = as_text_list(text_or_texts, name)
+    if pairs is None and table_kind(text_or_texts) is not None:
+        pairs = table_columns(text_or_texts, TEXT_FIELDS).get("pair")
+    return texts, as_pair_list(pairs, texts, single, name), single
+
+
+def _checked(texts, name):
     for index, text in enumerate(texts):
         if not isinstance(text, str):
             raise ValueError(
                 f"`{name}` must be a string or a list of strings. Received: "
                 f"{name}[{index}]={text!r} of type {type(text).__name__}"
             )
-    return texts, False
+    return texts
 
 
 def as_pair_list(pairs, texts, single, texts_name):

@@ -9,6 +9,7 @@ from kbert.preprocessing.bert_preprocessor import as_string_list
 from kbert.preprocessing.bert_preprocessor import checked_labels
 from kbert.preprocessing.bert_preprocessor import label_ids
 from kbert.preprocessing.bucketed_dataset import IGNORED_LABEL
+from kbert.preprocessing.record_fields import RecordFields
 from kbert.preprocessing.task_features import TaskFeatures
 
 logger = logging.getLogger("kbert.preprocessing")
@@ -27,7 +28,9 @@ class TokenClassifierPreprocessor(BertPreprocessor):
 
     Inputs (`x`): a list of examples, each a list of words (as CoNLL files hold them) or
     a string, split on white space. Labels (`y`): for each example, one tag per word
-    (tag strings when `label_names` is known, or tag ids).
+    (tag strings when `label_names` is known, or tag ids). Records, DataFrames and
+    `datasets.Dataset`s hold "words" (or "tokens") and the tags under "tags" (or
+    "ner_tags"), or `y` names the tag column (`RecordFields`).
 
     Args:
         tokenizer: a `BertTokenizer`.
@@ -45,6 +48,10 @@ class TokenClassifierPreprocessor(BertPreprocessor):
     """
 
     input_fields = ("words",)
+    # Hugging Face's CoNLL sets name the columns "tokens" and "ner_tags".
+    record_fields = RecordFields(
+        inputs=("words",), aliases=(("words", ("tokens",)),), labels=("tags", "ner_tags")
+    )
 
     def __init__(self, tokenizer, sequence_length=None, label_names=None, num_classes=None):
         super().__init__(tokenizer, sequence_length)
