@@ -229,9 +229,13 @@ class HyperparameterForm(QWidget):
             widget.setToolTip(
                 f"<p>{text}</p><p><i>Default: {_show(default, self._specs[name][4])}</i></p>"
             )
-        self.set_values(**self._defaults)
+        self.set_values(**self._form_defaults())
         self.setToolTip("")
         self.setEnabled(True)
+
+    def _form_defaults(self):
+        """The defaults of the fields this form shows (the others keep the class's)."""
+        return {name: value for name, value in self._defaults.items() if name in self._widgets}
 
     def defaults(self):
         """kbert's default values (None before `set_config_description`)."""
@@ -240,7 +244,7 @@ class HyperparameterForm(QWidget):
     def reset(self):
         """Back to kbert's defaults."""
         if self._defaults is not None:
-            self.set_values(**self._defaults)
+            self.set_values(**self._form_defaults())
 
     def set_values(self, **values):
         """Sets fields by name; None selects a field's "none" value."""
