@@ -6,12 +6,12 @@ Files are streamed line by line (`kbert.data.text_file.read_lines`): a line long
 """
 
 import csv
-import json
 import logging
 import pathlib
 import re
 
 from kbert.data.examples import ClassificationExample
+from kbert.data.text_file import json_object_lines
 from kbert.data.text_file import read_lines
 from kbert.files.bounded_reader import line_stream
 
@@ -109,20 +109,7 @@ def _column_positions(path, line, header, columns):
 
 def _json_lines_records(path, lines, columns):
     """`(line, {field: value})` for each JSON object line; blank lines are skipped."""
-    for line, content, _ in lines:
-        if not content.strip():
-            continue
-        try:
-            record = json.loads(content)
-        except json.JSONDecodeError as error:
-            raise ValueError(
-                f"{path}:{line}: invalid JSON ({error.msg}, column {error.colno}); expected one JSON "
-                "object per line (JSON Lines)."
-            ) from None
-        except (RecursionError, ValueError) as error:
-            raise ValueError(f"{path}:{line}: invalid JSON ({type(error).__name__}).") from None
-        if not isinstance(record, dict):
-            raise ValueError(f"{path}:{line}: expected a JSON object, found {type(record).__name__}.")
+    for line, record in json_object_lines(path, lines):
         for field, key in columns.items():
             if key not in record:
                 raise ValueError(

@@ -11,12 +11,12 @@ column or field. Files are streamed line by line (`kbert.data.text_file.read_lin
 """
 
 import csv
-import json
 import logging
 import pathlib
 import re
 
 from kbert.data.examples import MultipleChoiceExample
+from kbert.data.text_file import json_object_lines
 from kbert.data.text_file import read_lines
 from kbert.files.bounded_reader import line_stream
 
@@ -126,20 +126,7 @@ def _csv_records(path, lines, context_column, start_column, label_column):
 
 def _json_lines_records(path, lines, label_field):
     """`(line, context, endings, label value)` for each JSON object line."""
-    for line, content, _ in lines:
-        if not content.strip():
-            continue
-        try:
-            record = json.loads(content)
-        except json.JSONDecodeError as error:
-            raise ValueError(
-                f"{path}:{line}: invalid JSON ({error.msg}, column {error.colno}); expected one "
-                "JSON object per line (JSON Lines)."
-            ) from None
-        except (RecursionError, ValueError) as error:
-            raise ValueError(f"{path}:{line}: invalid JSON ({type(error).__name__}).") from None
-        if not isinstance(record, dict):
-            raise ValueError(f"{path}:{line}: expected a JSON object, found {type(record).__name__}.")
+    for line, record in json_object_lines(path, lines):
         for key in ("context", "endings") + ((label_field,) if label_field else ()):
             if key not in record:
                 raise ValueError(f"{path}:{line}: field {key!r} is missing; the record has {list(record)}.")

@@ -6,6 +6,7 @@ one line at a time, each at most `MAX_LINE_BYTES` long. Errors name the file and
 """
 
 import io
+import json
 
 from kbert.files.bounded_reader import MAX_LINE_BYTES
 from kbert.files.bounded_reader import read_lines
@@ -52,3 +53,23 @@ def numbered_lines(text):
     """
     for number, line in enumerate(io.StringIO(text, newline=""), start=1):
         yield number, line.rstrip("\r\n")
+
+
+def json_object_lines(path, lines):
+    """`(line, record)` for each JSON object line of `lines` (from `read_numbered_lines`);
+    blank lines are skipped, anything but one JSON object per line is refused."""
+    for line, content, _ in lines:
+        if not content.strip():
+            continue
+        try:
+            record = json.loads(content)
+        except json.JSONDecodeError as error:
+            raise ValueError(
+                f"{path}:{line}: invalid JSON ({error.msg}, column {error.colno}); expected one JSON "
+                "object per line (JSON Lines)."
+            ) from None
+        except (RecursionError, ValueError) as error:
+            raise ValueError(f"{path}:{line}: invalid JSON ({type(error).__name__}).") from None
+        if not isinstance(record, dict):
+            raise ValueError(f"{path}:{line}: expected a JSON object, found {type(record).__name__}.")
+        yield line, record
