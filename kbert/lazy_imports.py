@@ -7,8 +7,6 @@ specs and `BertConfig` stay instant and Keras-free.
 
 import importlib
 
-from kbert.optional_packages import missing_extra_message
-
 
 def names_by_module(modules):
     """`{name: module}` from `{module: (name, ...)}`, the way a package lists its names.
@@ -43,6 +41,8 @@ def lazy_attributes(package, public_names):
                 module = importlib.import_module(public_names[name])
             except ModuleNotFoundError as error:
                 # The backend Keras was told to use is an extra that is not installed.
+                from kbert.optional_packages import missing_extra_message  # only on failure
+
                 message = missing_extra_message(error)
                 if message is None:
                     raise
