@@ -5,15 +5,14 @@ Files are streamed line by line (`kbert.data.text_file.read_lines`): a line long
 `MAX_LINE_BYTES` is an error naming its file and line, read no further than the cap.
 """
 
-import csv
 import logging
 import pathlib
 import re
 
 from kbert.data.examples import ClassificationExample
+from kbert.data.text_file import csv_rows
 from kbert.data.text_file import json_object_lines
 from kbert.data.text_file import read_lines
-from kbert.files.bounded_reader import line_stream
 
 __all__ = ["classification_label_names", "read_classification"]
 
@@ -60,23 +59,9 @@ def _requested_columns(text_column, pair_column, label_column):
 
 def _delimited_records(path, lines, delimiter, columns, has_header):
     """`(line, {field: value})` for each row of CSV/TSV lines; blank lines are skipped."""
-    if delimiter == ",":
-        reader = csv.reader(line_stream(lines), strict=True)
-    else:  # GLUE-style TSV: quotes are ordinary characters
-        reader = csv.reader(line_stream(lines), delimiter="\t", quoting=csv.QUOTE_NONE)
     width = header_line = None
     positions = columns if not has_header else None
-    previous_line = 0
-    while True:
-        try:
-            row = next(reader)
-        except StopIteration:
-            return
-        except csv.Error as error:
-            raise ValueError(f"{path}:{previous_line + 1}: malformed record ({error}).") from None
-        line, previous_line = previous_line + 1, reader.line_num
-        if not row:
-            continue
+    for line, row in csv_rows(path, lines, delimiter):
         if width is None:
             width, header_line = len(row), line
             if has_header:

@@ -10,15 +10,14 @@ Every error is a `ValueError` whose message starts with `file:line` and names th
 column or field. Files are streamed line by line (`kbert.data.text_file.read_lines`).
 """
 
-import csv
 import logging
 import pathlib
 import re
 
 from kbert.data.examples import MultipleChoiceExample
+from kbert.data.text_file import csv_rows
 from kbert.data.text_file import json_object_lines
 from kbert.data.text_file import read_lines
-from kbert.files.bounded_reader import line_stream
 
 __all__ = ["read_multiple_choice"]
 
@@ -86,19 +85,8 @@ def _ending_columns(path, line, header):
 
 def _csv_records(path, lines, context_column, start_column, label_column):
     """`(line, context, endings, label value)` for each SWAG CSV row; blank lines skipped."""
-    reader = csv.reader(line_stream(lines), strict=True)
     header = positions = endings = None
-    previous_line = 0
-    while True:
-        try:
-            row = next(reader)
-        except StopIteration:
-            return
-        except csv.Error as error:
-            raise ValueError(f"{path}:{previous_line + 1}: malformed record ({error}).") from None
-        line, previous_line = previous_line + 1, reader.line_num
-        if not row:
-            continue
+    for line, row in csv_rows(path, lines):
         if header is None:
             header, endings = row, _ending_columns(path, line, row)
             wanted = [context_column, start_column, label_column, *endings]

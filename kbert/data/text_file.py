@@ -5,10 +5,12 @@ are capped (`kbert.files.bounded_reader.SIZE_LIMITS["data"]`), line-by-line read
 one line at a time, each at most `MAX_LINE_BYTES` long. Errors name the file and line.
 """
 
+import csv
 import io
 import json
 
 from kbert.files.bounded_reader import MAX_LINE_BYTES
+from kbert.files.bounded_reader import line_stream
 from kbert.files.bounded_reader import read_lines
 from kbert.files.bounded_reader import read_text
 
@@ -73,3 +75,28 @@ def json_object_lines(path, lines):
         if not isinstance(record, dict):
             raise ValueError(f"{path}:{line}: expected a JSON object, found {type(record).__name__}.")
         yield line, record
+
+
+def csv_rows(path, lines, delimiter=","):
+    """`(line, row)` for each non-blank record of CSV lines (from `read_lines`).
+
+    `delimiter="\t"` reads GLUE-style TSV, where quotes are ordinary characters.
+
+    Raises:
+        ValueError: naming the file and line of a malformed record.
+    """
+    if delimiter == ",":
+        reader = csv.reader(line_stream(lines), strict=True)
+    else:
+        reader = csv.reader(line_stream(lines), delimiter=delimiter, quoting=csv.QUOTE_NONE)
+    previous_line = 0
+    while True:
+        try:
+            row = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as error:
+            raise ValueError(f"{path}:{previous_line + 1}: malformed record ({error}).") from None
+        line, previous_line = previous_line + 1, reader.line_num
+        if row:
+            yield line, row
