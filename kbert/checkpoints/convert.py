@@ -14,6 +14,7 @@ import logging
 import pathlib
 
 from kbert.checkpoints import hub_downloads
+from kbert.checkpoints.cache_entry import fill_cache_entry
 from kbert.checkpoints.formats import detect_format
 from kbert.checkpoints.formats import holds_checkpoint
 from kbert.checkpoints.formats import read_folder
@@ -201,5 +202,4 @@ def resolve_named_checkpoint(name, cache_dir=None, online=None, source=None):
             raise ValueError(missing_files_message(entry, downloads, "kbert is offline"))
         original = download(entry, downloads, source)
     logger.info("Converting %s from %s into %s.", entry.name, original, preset)
-    convert(original, preset, overwrite=True)
-    return preset
+    return fill_cache_entry(preset, lambda folder: convert(original, folder, overwrite=True))

@@ -52,9 +52,21 @@ def check_free_space(folder, needed_bytes, target):
     if free < needed_bytes + FREE_SPACE_MARGIN_BYTES:
         raise OSError(
             errno.ENOSPC,
-            f"{_OWN_MESSAGES[1]} {str(target)!r}: it needs about {needed_bytes} bytes "
-            f"and {free} are free",
+            f"{_OWN_MESSAGES[1]} {str(target)!r}: it needs about "
+            f"{readable_size(needed_bytes + FREE_SPACE_MARGIN_BYTES)} (the file and "
+            f"{readable_size(FREE_SPACE_MARGIN_BYTES)} of room for the file system) and only "
+            f"{readable_size(free)} are free",
         )
+
+
+def readable_size(count):
+    """`count` bytes as people read them: '527 bytes', '4.0 KiB', '1.5 GiB'."""
+    if count < 1024:
+        return f"{count} bytes"
+    for unit in ("KiB", "MiB", "GiB"):
+        count /= 1024
+        if count < 1024 or unit == "GiB":
+            return f"{count:.1f} {unit}"
 
 
 def raise_if_disk_full(error, target):

@@ -179,12 +179,13 @@ def _local_folder(path, cache_dir):
 
 
 def _convert(original, preset):
+    from kbert.checkpoints.cache_entry import fill_cache_entry
     from kbert.checkpoints.convert import convert
 
     if is_kbert_preset(original):
         return pathlib.Path(original)
-    convert(original, preset, overwrite=True)
-    return preset
+    # Another process converting the same model is waited for, not refused.
+    return fill_cache_entry(preset, lambda folder: convert(original, folder, overwrite=True))
 
 
 def _from_huggingface(repo_id, cache_dir, online):
