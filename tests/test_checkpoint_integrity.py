@@ -118,6 +118,28 @@ def test_a_preset_with_non_finite_weights_is_refused(tmp_path):
         BertBackbone.from_preset(tmp_path / "preset")
 
 
+def test_a_preset_whose_weights_changed_after_saving_is_refused(tmp_path):
+    BertBackbone(**TINY).save_to_preset(tmp_path / "preset")
+    weights_path = tmp_path / "preset" / "model.weights.h5"
+    weights = read_weights(weights_path)
+    name = sorted(weights)[3]
+    weights[name] = weights[name] + np.float32(1e-3)  # finite, well-formed, but not what was saved
+    write_weights(weights_path, weights)
+    with pytest.raises(ValueError, match=r"model\.weights\.h5'.*do not match the checksum.*again\.$"):
+        BertBackbone.from_preset(tmp_path / "preset")
+
+
+def test_a_preset_saved_without_a_checksum_still_loads(tmp_path):
+    import json
+
+    BertBackbone(**TINY).save_to_preset(tmp_path / "preset")
+    metadata_path = tmp_path / "preset" / "metadata.json"
+    metadata = json.loads(metadata_path.read_text())
+    assert len(metadata.pop("weights_sha256")) == 64
+    metadata_path.write_text(json.dumps(metadata))
+    assert BertBackbone.from_preset(tmp_path / "preset").count_params() > 0
+
+
 class CancelAt:
     def __init__(self, step, token):
         self.step, self.token = step, token

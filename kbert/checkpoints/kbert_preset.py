@@ -9,7 +9,10 @@ A preset folder holds:
 - `model.weights.h5`: one dataset per variable, named by its path in
   `kbert.architecture.bert_layout` (`backbone/...`, `head/...`); see `weights_file`;
 - `vocab.txt` and `tokenizer_config.json` (`tokenizer_files`);
-- `metadata.json`: versions and provenance.
+- `metadata.json`: versions and provenance, and `weights_sha256`, the digest of every
+  weight (`weights_digest`) written with them: a preset whose weights no longer match it
+  (a damaged disk, an edited file) is refused on load. Presets saved before the digest
+  existed load without the check.
 
 Reading checks the config, then every backbone shape in the weights file's header
 against the layout the config implies, before a single value is read. Writing goes
@@ -19,6 +22,7 @@ previous version.
 """
 
 import datetime
+import hashlib
 import logging
 import os
 import pathlib
@@ -47,6 +51,7 @@ logger = logging.getLogger("kbert.checkpoints")
 CONFIG_FILE = "config.json"
 WEIGHTS_FILE = "model.weights.h5"
 METADATA_FILE = "metadata.json"
+DIGEST_KEY = "weights_sha256"
 PRESET_FORMAT_VERSION = 1
 
 
@@ -150,6 +155,35 @@ def _check_finite(path, weights):
             )
 
 
+def weights_digest(weights):
+    """SHA-256 of `{name: array}` as values: names, dtypes, shapes and bytes, by name.
+
+    Independent of how HDF5 lays the file out, so it says whether the numbers a load
+    gets are the numbers that were saved.
+    """
+    digest = hashlib.sha256()
+    for name in sorted(weights):
+        array = np.ascontiguousarray(weights[name])
+        digest.update(f"{name}\0{array.dtype.str}\0{array.shape}\0".encode("utf-8"))
+        digest.update(array.reshape(-1).view(np.uint8))
+    return digest.hexdigest()
+
+
+def _check_digest(folder, weights):
+    """Refuses weights that differ from the digest saved beside them, if one was."""
+    path = folder / METADATA_FILE
+    if not path.is_file():
+        return
+    metadata = read_json(path, "config", folder)
+    expected = metadata.get(DIGEST_KEY) if isinstance(metadata, dict) else None
+    if expected is not None and expected != weights_digest(weights):
+        raise ValueError(
+            f"Refusing to load {str(folder / WEIGHTS_FILE)!r}: its weights do not match the "
+            f"checksum saved with them in {METADATA_FILE} (the file was changed or damaged). "
+            "Convert or save the model again."
+        )
+
+
 def read_preset(folder, config=None):
     """The `CheckpointData` of a kbert preset folder.
 
@@ -189,6 +223,7 @@ def read_preset(folder, config=None):
         )
     weights = read_weights(weights_path, folder=folder)
     _check_finite(weights_path, weights)
+    _check_digest(folder, weights)
     return CheckpointData(
         class_name=config["class_name"],
         config=backbone_config,
@@ -250,6 +285,7 @@ def write_preset(data, folder, metadata=None):
             "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
             "parameter_count": data.parameter_count(),
             **(metadata or {}),
+            DIGEST_KEY: weights_digest(data.weights),
         }
         with staged_folder(folder) as staging:
             write_json_atomically(staging / CONFIG_FILE, config)
