@@ -105,26 +105,30 @@ def test_a_checkpoint_with_non_finite_weights_is_refused(tmp_path):
     assert "holds NaN or infinite values" in str(refusal.value)
 
 
-def test_a_preset_with_non_finite_weights_is_refused(tmp_path):
-    BertBackbone(**TINY).save_to_preset(tmp_path / "preset")
-    weights_path = tmp_path / "preset" / "model.weights.h5"
+def _with_one_weight_changed(folder, change):
+    """Rewrites `folder`'s weights file with `change` applied to one weight; its name."""
+    weights_path = folder / "model.weights.h5"
     weights = read_weights(weights_path)
     name = sorted(weights)[3]
-    weights[name] = np.where(np.arange(weights[name].size) == 1, np.inf, 0.0).astype(
-        "float32"
-    ).reshape(weights[name].shape)
+    weights[name] = change(weights[name]).astype("float32")
     write_weights(weights_path, weights)
+    return name
+
+
+def test_a_preset_with_non_finite_weights_is_refused(tmp_path):
+    BertBackbone(**TINY).save_to_preset(tmp_path / "preset")
+    name = _with_one_weight_changed(
+        tmp_path / "preset",
+        lambda array: np.where(np.arange(array.size) == 1, np.inf, 0.0).reshape(array.shape),
+    )
     with pytest.raises(ValueError, match=rf"model\.weights\.h5'.*`{name}` holds NaN or infinite"):
         BertBackbone.from_preset(tmp_path / "preset")
 
 
 def test_a_preset_whose_weights_changed_after_saving_is_refused(tmp_path):
     BertBackbone(**TINY).save_to_preset(tmp_path / "preset")
-    weights_path = tmp_path / "preset" / "model.weights.h5"
-    weights = read_weights(weights_path)
-    name = sorted(weights)[3]
-    weights[name] = weights[name] + np.float32(1e-3)  # finite, well-formed, but not what was saved
-    write_weights(weights_path, weights)
+    # Finite and well-formed, but not what was saved.
+    _with_one_weight_changed(tmp_path / "preset", lambda array: array + np.float32(1e-3))
     with pytest.raises(ValueError, match=r"model\.weights\.h5'.*do not match the checksum.*again\.$"):
         BertBackbone.from_preset(tmp_path / "preset")
 
