@@ -7,6 +7,7 @@ import os
 import pathlib
 import subprocess
 import sys
+import zipfile
 
 import keras
 import numpy as np
@@ -170,3 +171,30 @@ def test_a_deflate_bomb_and_a_traversal_are_refused_within_a_gigabyte(tmp_path):
     assert "'assets/../../escaped.txt' has a path that leaves the archive" in traversal
     assert report["outside"] == []
     assert report["peak_rss_bytes"] < 2**30, report["peak_rss_bytes"]
+
+
+def test_a_config_naming_a_lambda_is_refused_and_never_runs(keras_file, tmp_path):
+    path, _ = keras_file
+    sentinel = tmp_path / "ran.txt"
+    members = {}
+    with zipfile.ZipFile(path) as archive:
+        for name in archive.namelist():
+            members[name] = archive.read(name)
+    config = json.loads(members["config.json"])
+    with pytest.warns(UserWarning, match="lambda"):
+        code = keras.saving.serialize_keras_object(
+            lambda x, target=str(sentinel): open(target, "w").write("x")
+        )
+    config["config"]["backbone"]["config"]["dtype"] = code
+    members["config.json"] = json.dumps(config).encode()
+    hostile = write_archive(tmp_path / "lambda.keras", members)
+    with pytest.raises(ValueError, match="holds a Python lambda") as error:
+        resolve_preset(hostile)
+    assert "\n" not in str(error.value)
+    # Past that check, Keras builds in safe mode, which refuses a lambda too.
+    from kbert.checkpoints.keras_archive import _build
+
+    config["config"]["backbone"] = code
+    with pytest.raises(ValueError, match="safe mode.*lambda"):
+        _build(hostile, config, tmp_path)
+    assert not sentinel.exists()

@@ -16,7 +16,7 @@ tokenizer files). Nothing in it is trusted before it is checked:
 - only `config.json`, `model.weights.h5` and `assets/` are extracted, into a private
   temporary folder, each no larger than it declared;
 - `config.json` is read as a preset's is (size cap, depth-limited JSON), must name a
-  kbert model class, and its backbone config passes `BertConfig`'s checks and the load
+  kbert model class and no lambda anywhere, and its backbone config passes `BertConfig`'s checks and the load
   budget before anything is built; the weights file passes
   `kbert.checkpoints.weights_file.check_weights_file` (no links, no external storage);
 - the model is built by Keras in safe mode (a config naming a lambda or other code is
@@ -56,6 +56,8 @@ MAX_MEMBER_RATIO = 20
 MEMBER_RATIO_MARGIN_BYTES = 1 << 20
 _COMPRESSIONS = {zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED}
 _CHUNK_BYTES = 1 << 20
+# How Keras serializes a lambda: its bytecode, which safe mode refuses and so does kbert.
+_LAMBDA_CLASS = "__lambda__"
 # Keys of a backbone's Keras config that are not `BertConfig` fields.
 _LAYER_KEYS = ("name", "trainable", "dtype")
 
@@ -193,6 +195,8 @@ def _checked_config(path, folder):
     config = read_json(folder / CONFIG_MEMBER, "config", folder)
     if not isinstance(config, dict) or not isinstance(config.get("registered_name"), str):
         _refuse(path, f"{CONFIG_MEMBER} does not describe a registered Keras model")
+    if _names_code(config):
+        _refuse(path, f"{CONFIG_MEMBER} holds a Python lambda (code), which kbert never runs")
     import keras
 
     model_class = keras.saving.get_registered_object(config["registered_name"])
@@ -210,6 +214,18 @@ def _checked_config(path, folder):
     values = sum(_element_count(shape) for shape, _ in declared.values())
     backbone_config.check_weights_hold(values, f"{path} ({CONFIG_MEMBER})")
     return config
+
+
+def _names_code(value):
+    """Whether the parsed JSON `value` holds a serialized lambda anywhere (depth-limited
+    when it was parsed)."""
+    if isinstance(value, dict):
+        if value.get("class_name") == _LAMBDA_CLASS:
+            return True
+        return any(_names_code(item) for item in value.values())
+    if isinstance(value, list):
+        return any(_names_code(item) for item in value)
+    return False
 
 
 def _element_count(shape):
