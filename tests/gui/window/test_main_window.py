@@ -327,7 +327,9 @@ def test_opening_an_empty_folder_says_what_a_model_is_and_keeps_the_model(qtbot,
     stop_context(window.context)
 
 
-def test_a_keras_file_chosen_in_the_file_dialog_becomes_the_model(qtbot, tmp_path, monkeypatch):
+def test_a_keras_file_chosen_in_the_file_dialog_or_dropped_becomes_the_model(
+    qtbot, tmp_path, monkeypatch
+):
     from inference_helpers import VOCABULARY
     from inference_helpers import make_tokenizer
     from model_helpers import TINY
@@ -356,6 +358,12 @@ def test_a_keras_file_chosen_in_the_file_dialog_becomes_the_model(qtbot, tmp_pat
         lambda: window.model_label.text() == "sentiment.keras (classifier: neg, pos)",
         timeout=30000,
     )
+    # Dropped on the window, a .keras file opens too.
+    with qtbot.waitSignal(window.context.models.source_changed, timeout=30000):
+        window.context.open_model("demo", "second")
+    with qtbot.waitSignal(window.context.models.source_changed, timeout=60000):
+        _drop(window, path)
+    assert window.context.models.source == str(path)
     stop_context(window.context)
 
 
