@@ -190,8 +190,8 @@ def _backbone_fields(path, config):
 
 
 def _checked_config(path, folder):
-    """The archive's parsed config.json, its class and backbone checked, and the weights
-    file's `{name: (shape, dtype)}` checked against it."""
+    """The archive's parsed config.json, checked: no lambda, a kbert class, a backbone
+    within `BertConfig`'s bounds that the (checked) weights file can fill."""
     config = read_json(folder / CONFIG_MEMBER, "config", folder)
     if not isinstance(config, dict) or not isinstance(config.get("registered_name"), str):
         _refuse(path, f"{CONFIG_MEMBER} does not describe a registered Keras model")
