@@ -7,11 +7,16 @@ TensorFlow's C++ logging is kept to errors (`TF_CPP_MIN_LOG_LEVEL=2`) when kbert
 what imports TensorFlow, unless the environment already sets the level: its start-up
 INFO and WARNING lines are noise to a kbert user. On the JAX and PyTorch backends
 kbert imports TensorFlow only where a task needs it (reading a Google TF checkpoint).
+
+Every kbert Keras class is known to Keras by its registered name from `import kbert` on
+(`kbert.keras_registry`), so `keras.saving.load_model("model.keras")` needs nothing else.
 """
 
 import os
 import sys
 
+from kbert.keras_registry import KERAS_CLASSES
+from kbert.keras_registry import install_keras_registry
 from kbert.lazy_imports import lazy_attributes
 from kbert.lazy_imports import names_by_module
 
@@ -19,22 +24,18 @@ __version__ = "0.1.0"
 
 if "tensorflow" not in sys.modules:
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+# `keras.saving.load_model` finds every kbert class without one being imported first.
+install_keras_registry()
 
+# The public names: every registered model class (the backbone and the tasks), and these.
 _PUBLIC_NAMES = names_by_module(
     {
         "kbert.architecture.bert_config": ("BertConfig",),
-        "kbert.models.bert_backbone": ("BertBackbone",),
-        "kbert.models.bert_classifier": ("BertClassifier",),
-        "kbert.models.bert_masked_lm": ("BertMaskedLM",),
-        "kbert.models.bert_multiple_choice": ("BertMultipleChoice",),
-        "kbert.models.bert_pretrainer": ("BertPretrainer",),
-        "kbert.models.bert_question_answerer": ("BertQuestionAnswerer",),
         "kbert.models.bert_task": ("BertTask",),
-        "kbert.models.bert_token_classifier": ("BertTokenClassifier",),
         "kbert.presets.model_source": ("resolve_preset",),
         "kbert.tokenizer.bert_tokenizer": ("BertTokenizer",),
     }
-)
+) | {name: module for name, module in KERAS_CLASSES.items() if module.startswith("kbert.models.")}
 
 __all__ = sorted(_PUBLIC_NAMES) + ["__version__"]
 __getattr__, __dir__ = lazy_attributes(__name__, _PUBLIC_NAMES)

@@ -68,7 +68,8 @@ def documented_names():
 def _is_folder_placeholder(name):
     if name.startswith(("hf://", "kaggle://")) or is_checkpoint_name(name):
         return False
-    return "/" in name or name.startswith((".", "~"))
+    # A `.keras` file is the reader's own, like a folder.
+    return "/" in name or name.startswith((".", "~")) or name.endswith(".keras")
 
 
 def test_the_collection_finds_the_names_it_should():
@@ -77,6 +78,7 @@ def test_the_collection_finds_the_names_it_should():
         assert expected in names
     assert _is_folder_placeholder("runs/sst/model")
     assert not _is_folder_placeholder("google-bert/bert-base-uncased")
+    assert _is_folder_placeholder("sentiment.keras")
 
 
 def test_every_documented_model_name_resolves(tmp_path, monkeypatch):

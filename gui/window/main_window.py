@@ -39,7 +39,8 @@ class MainWindow(QMainWindow):
     The model bar names the current model after its run and task ("runs/sentiment
     (classifier: neg, pos)"), shows a moving bar with the current step while a model
     is opened, converted or loaded, and offers "Open model…" and "Recent". A model
-    the user opens (File ▸ Open model…, Recent, a folder dropped on the window) is
+    the user opens (File ▸ Open model…, File ▸ Open model file (.keras)…, Recent, a
+    folder or `.keras` file dropped on the window) is
     checked first by the context's `ModelOpener`: one that is no model leaves the
     current model in place and says what a model folder holds. Once a new model is
     described, the window shows the tab that uses it (a classifier or tagger "Classify
@@ -47,7 +48,7 @@ class MainWindow(QMainWindow):
     opened from the fine-tuning tab leaves it there, to be fine-tuned), unless a tab
     asked for another one (`AppContext.open_model`, "Open in …"): the request is kept.
 
-    Menus: File (Open model, Recent, Export: the current tab's `export_actions()`,
+    Menus: File (Open model, Open model file, Recent, Export: the current tab's `export_actions()`,
     Quit), Edit (acting on the focused widget), View (the tabs), Help (keyboard
     shortcuts, documentation, About). The geometry, the splitters of every tab and
     the last folders of the file dialogs are kept in the context's settings.
@@ -140,6 +141,13 @@ class MainWindow(QMainWindow):
             "folder (converted once). You can also drop a folder on the window."
         )
         self.open_action.triggered.connect(self._choose_folder)
+        self.open_file_action = QAction("Open model &file (.keras)…", self)
+        self.open_file_action.setShortcut(QKeySequence("Ctrl+Shift+O"))
+        self.open_file_action.setToolTip(
+            "A .keras file written by model.save (checked, converted once). You can "
+            "also drop it on the window."
+        )
+        self.open_file_action.triggered.connect(self._choose_model_file)
         self.quit_action = QAction("&Quit", self)
         self.quit_action.setShortcut(QKeySequence("Ctrl+Q"))
         self.quit_action.triggered.connect(self.close)
@@ -167,6 +175,7 @@ class MainWindow(QMainWindow):
         menu_bar = self.menuBar()
         self.file_menu = menu_bar.addMenu("&File")
         self.file_menu.addAction(self.open_action)
+        self.file_menu.addAction(self.open_file_action)
         self.file_menu.addMenu(self.recent_menu)
         self.export_menu = self.file_menu.addMenu("&Export")
         self.file_menu.addSeparator()
@@ -330,6 +339,14 @@ class MainWindow(QMainWindow):
             self.open_model(folder)
 
     @Slot()
+    def _choose_model_file(self):
+        path = self.context.file_dialogs.open_file(
+            self, "Open a .keras model file", "Keras models (*.keras)", "models"
+        )
+        if path:
+            self.open_model(path)
+
+    @Slot()
     def _fill_recent_menu(self):
         from kbert.presets import BUILTIN_PRESETS
 
@@ -344,13 +361,13 @@ class MainWindow(QMainWindow):
                 self.recent_menu.addAction(name, lambda name=name: self.open_model(name))
 
     def dragEnterEvent(self, event):
-        if _dropped_folder(event.mimeData()) is not None:
+        if _dropped_model(event.mimeData()) is not None:
             event.acceptProposedAction()
 
     def dropEvent(self, event):
-        folder = _dropped_folder(event.mimeData())
-        if folder is not None:
-            self.open_model(folder)
+        model = _dropped_model(event.mimeData())
+        if model is not None:
+            self.open_model(model)
             event.acceptProposedAction()
 
     # --- Status and shutdown -----------------------------------------------------------
@@ -368,11 +385,12 @@ class MainWindow(QMainWindow):
         event.accept()
 
 
-def _dropped_folder(mime_data):
+def _dropped_model(mime_data):
+    """The first dropped folder or `.keras` file, or None."""
     if not mime_data.hasUrls():
         return None
     for url in mime_data.urls():
         path = pathlib.Path(url.toLocalFile())
-        if url.isLocalFile() and path.is_dir():
+        if url.isLocalFile() and (path.is_dir() or path.suffix.lower() == ".keras"):
             return path
     return None

@@ -12,6 +12,8 @@
 | checkpoint folder                        | keyed by the hash of its files' contents           |
 | `hf://owner/name`                        | downloaded with huggingface_hub, converted once    |
 | `kaggle://owner/model/framework/variant` | downloaded with kagglehub, converted once          |
+| a `.keras` file (`model.save("x.keras")`) | checked, converted once into                      |
+|                                          | `<cache>/converted/keras-<hash>` (`keras_archive`) |
 
 The cache is `$KBERT_CACHE`, else `~/.cache/kbert` (or `cache_dir=`). Offline
 (`HF_HUB_OFFLINE=1` or `online=False`), what is already in the cache still resolves.
@@ -60,6 +62,7 @@ ACCEPTED_FORMS = (
     "(listed below)",
     "hf://owner/name (a Hugging Face repository)",
     "kaggle://owner/model/framework/variation[/version] (a keras-hub preset on Kaggle)",
+    "a .keras file written by model.save (checked, converted once into the cache)",
 )
 
 
@@ -107,9 +110,14 @@ def resolve_preset(source, cache_dir=None, online=None):
     recover_interrupted_save(path)
     if path.is_dir():
         return _local_folder(path, cache_dir)
+    from kbert.checkpoints.keras_archive import is_keras_archive
+
+    if is_keras_archive(path):
+        return _keras_archive(path, cache_dir)
     if path.exists():
         raise ValueError(
-            f"A model must be a folder (or a name). Received a file: {str(path)!r}"
+            "A model must be a folder, a .keras file or a name. Received a file: "
+            f"{str(path)!r}"
         )
     if broken_link_message(path) is not None:
         raise ValueError(broken_link_message(path))
@@ -176,6 +184,20 @@ def _local_folder(path, cache_dir):
         converted,
     )
     return _convert(path, converted)
+
+
+def _keras_archive(path, cache_dir):
+    from kbert.checkpoints.kbert_preset import write_preset
+    from kbert.checkpoints.keras_archive import archive_key
+    from kbert.checkpoints.keras_archive import read_keras_archive
+
+    converted = _cache(cache_dir) / CONVERTED_FOLDER / f"keras-{archive_key(path)}"
+    recover_interrupted_save(converted)
+    if is_kbert_preset(converted):
+        return converted
+    logger.info("Converting the .keras file %s once into %s.", path, converted)
+    write_preset(read_keras_archive(path), converted, metadata={"source": str(path)})
+    return converted
 
 
 def _convert(original, preset):
@@ -348,7 +370,7 @@ def _unknown_source_message(source, path):
     builtin = ", ".join(sorted(BUILTIN_PRESETS))
     forms = (
         f"A model is a kbert preset folder, a checkpoint folder (Hugging Face, Google, "
-        f"keras-hub), a built-in preset ({builtin}), a published checkpoint name, "
+        f"keras-hub), a .keras file, a built-in preset ({builtin}), a published checkpoint name, "
         "hf://owner/name or kaggle://owner/model/framework/variation; `kbert convert "
         "--help` lists every form and name."
     )

@@ -91,7 +91,8 @@ def test_the_menus_offer_the_usual_actions_with_their_shortcuts(qtbot, tmp_path)
     titles = [action.text() for action in window.menuBar().actions()]
     assert titles == ["&File", "&Edit", "&View", "&Help"]
     assert _shortcuts(window.file_menu) == {
-        "&Open model…": "Ctrl+O", "&Recent": "", "&Export": "", "&Quit": "Ctrl+Q",
+        "&Open model…": "Ctrl+O", "Open model &file (.keras)…": "Ctrl+Shift+O",
+        "&Recent": "", "&Export": "", "&Quit": "Ctrl+Q",
     }
     # The platform's own keys (Redo is Ctrl+Shift+Z on some desktops, Ctrl+Y on others).
     redo = QKeySequence.keyBindings(QKeySequence.StandardKey.Redo)[0].toString()
@@ -323,6 +324,46 @@ def test_opening_an_empty_folder_says_what_a_model_is_and_keeps_the_model(qtbot,
     assert window.context.models.source == "demo"
     assert window.model_label.text() in ("demo", "demo (pretrained)")
     assert window.context.models.recent_sources() == recent
+    stop_context(window.context)
+
+
+def test_a_keras_file_chosen_in_the_file_dialog_or_dropped_becomes_the_model(
+    qtbot, tmp_path, monkeypatch
+):
+    from inference_helpers import VOCABULARY
+    from inference_helpers import make_tokenizer
+    from model_helpers import TINY
+
+    from kbert.models import BertBackbone
+    from kbert.models import BertClassifier
+
+    backbone = BertBackbone(**dict(TINY, vocabulary_size=len(VOCABULARY), max_positions=32))
+    model = BertClassifier(backbone, label_names=["neg", "pos"])
+    model.tokenizer = make_tokenizer(tmp_path)
+    path = tmp_path / "sentiment.keras"
+    model.save(path)
+    window = _two_tab_window(qtbot, tmp_path)
+    asked = []
+
+    def choose(parent, title, folder, file_filter):
+        asked.append(file_filter)
+        return str(path), file_filter
+
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", choose)
+    with qtbot.waitSignal(window.context.models.source_changed, timeout=60000):
+        window.open_file_action.trigger()
+    assert asked == ["Keras models (*.keras)"]
+    assert window.context.models.source == str(path)
+    qtbot.waitUntil(
+        lambda: window.model_label.text() == "sentiment.keras (classifier: neg, pos)",
+        timeout=30000,
+    )
+    # Dropped on the window, a .keras file opens too.
+    with qtbot.waitSignal(window.context.models.source_changed, timeout=30000):
+        window.context.open_model("demo", "second")
+    with qtbot.waitSignal(window.context.models.source_changed, timeout=60000):
+        _drop(window, path)
+    assert window.context.models.source == str(path)
     stop_context(window.context)
 
 
