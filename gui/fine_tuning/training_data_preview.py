@@ -329,15 +329,15 @@ def _load_choices(path, max_rows):
     except ValueError as problem:
         return _failed(path, "choices", str(problem), max_rows)
     shown = examples[:max_rows]
-    rows = tuple(
-        (example.context, " | ".join(example.endings), str(example.label)) for example in shown
-    )
-    summary = f"{len(examples)} examples, {len(examples[0].endings)} endings each"
+    # One column per ending (every example has as many endings as the first).
+    rows = tuple((example.context, *example.endings, str(example.label)) for example in shown)
+    count = len(examples[0].endings)
+    summary = f"{len(examples)} examples, {count} endings each"
     return TrainingDataPreview(
         path,
         "choices",
         (),
-        ("context", "endings", "label"),
+        ("context", *(f"ending {index}" for index in range(count)), "label"),
         rows,
         tuple(example.line for example in shown),
         summary,
