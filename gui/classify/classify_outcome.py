@@ -85,4 +85,5 @@ class ClassifyOutcome:
     @property
     def has_head(self):
         """Whether the model classified, tagged or chose (it has one of those heads)."""
-        return any(result is not None for result in (self.classification, self.entities, self.choice))
+        results = (self.classification, self.entities, self.choice)
+        return any(result is not None for result in results)

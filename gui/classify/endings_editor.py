@@ -88,6 +88,7 @@ class EndingsEditor(QWidget):
         row, edit, _ = self._rows.pop(position)
         had_text = bool(edit.text().strip())
         self._rows_layout.removeWidget(row)
+        row.hide()  # at once: the deferred delete waits for the event loop
         row.deleteLater()
         self._update_rows()
         if had_text:

@@ -127,7 +127,8 @@ class ProbeInput(QWidget):
             self._filling = False
 
     def set_values(self, **values):
-        """Sets fields as if the user typed them."""
+        """Sets fields as if the user typed them (also fields typed in before)."""
+        self._edited.difference_update(values)
         self.suggest(**values)
         self._edited.update(values)
         self.probe_changed.emit()
