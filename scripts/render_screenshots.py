@@ -9,7 +9,9 @@ app does real work for each picture: "Masked words" predicts the masks of its ex
 the attention views show every head of a layer and the head view's lines, the QA tab
 answers a question about a passage of Pride and Prejudice, the fine-tuning tab
 fine-tunes the demo model for a few epochs on a tiny labelled file, and "Classify &
-tag" then classifies a new sentence with the model just trained.
+tag" then classifies a new sentence with the model just trained; last, the demo model
+is fine-tuned for multiple choice on a tiny SWAG-format file and "Classify & tag" picks
+the ending of a new context (ONLY_MULTIPLE_CHOICE=1 renders that picture alone).
 """
 
 import argparse
@@ -45,6 +47,28 @@ TRAINING_ROWS = [
     ("She could not answer his letter at once.", "letter"),
     ("He wrote a long reply that evening.", "letter"),
 ]
+
+# A tiny SWAG-format file for the multiple-choice picture: (sent1, sent2, label, endings).
+CHOICE_ROWS = [
+    ("The music began.", "She", 0,
+     ("danced with him.", "sealed a letter.", "fell asleep.", "sold the house.")),
+    ("The letter arrived.", "She", 1,
+     ("danced a reel.", "read it twice.", "rode to town.", "ate a pie.")),
+    ("The ball was over.", "They", 2,
+     ("wrote a reply.", "swam in the lake.", "drove home late.", "sang at dawn.")),
+    ("He asked for a dance.", "She", 3,
+     ("read the post.", "sealed it.", "slept.", "took his hand.")),
+    ("The couples took their places.", "The band", 0,
+     ("played a reel.", "wrote a letter.", "read aloud.", "went to bed.")),
+    ("She had no ink.", "She", 1,
+     ("danced all night.", "could not write.", "played cards.", "rode a horse.")),
+    ("It rained all day.", "They", 2,
+     ("danced outside.", "posted a ball.", "stayed indoors.", "swam in the sun.")),
+    ("The post came early.", "He", 3,
+     ("danced a jig.", "lost the ball.", "slept in.", "opened his letters.")),
+]
+CHOICE_CONTEXT = "The music began again."
+CHOICE_ENDINGS = ["They danced a reel.", "They read the letter.", "They went to bed."]
 
 
 def wait_until(app, predicate, timeout_s, what):
@@ -94,11 +118,14 @@ def main(argv=None):
         window.grab().save(str(path))
         print(f"wrote {path}")
 
-    if os.environ.get("ONLY_FINE_TUNING"):
+    if os.environ.get("ONLY_FINE_TUNING") or os.environ.get("ONLY_MULTIPLE_CHOICE"):
         window.show_tab(TabKey.FINE_TUNING)
     else:
         _masked_words_and_qa(app, window, save)
-    _fine_tuning(app, window, save)
+    if not os.environ.get("ONLY_MULTIPLE_CHOICE"):
+        _fine_tuning(app, window, save)
+        window.context.models.set_source(args.model)
+    _multiple_choice(app, window, save)
     window.close()
     return 0
 
@@ -147,27 +174,11 @@ def _fine_tuning(app, window, save):
             "text,label\n" + "".join(f'"{text}",{label}\n' for text, label in TRAINING_ROWS),
             encoding="utf-8",
         )
-        tuning.set_task("classification")
-        tuning.set_training_file(str(data))
-        tuning.set_evaluation_file(str(data))
-        tuning.set_output_folder(str(folder / "run"))
-        wait_until(app, lambda: tuning.hyperparameters.is_ready, 60, "the hyperparameter form")
-        wait_until(app, lambda: tuning.column_form.mapping() is not None, 60, "the data preview")
-        for name, value in (("epochs", 8), ("batch_size", 4), ("learning_rate", 1e-3)):
-            tuning.hyperparameters.widget(name).setValue(value)
-        finished = []
-        tuning.run_finished.connect(finished.append)
-        tuning.start()
-        wait_until(app, lambda: finished or tuning.error_banner.message, 600, "fine-tuning")
-        if not finished:
-            raise RuntimeError(f"Fine-tuning failed: {tuning.error_banner.message}")
+        settings = {"epochs": 8, "batch_size": 4, "learning_rate": 1e-3}
+        _train(app, tuning, "classification", data, folder / "run", settings)
         save("fine-tuning")
         # "Open in Classify & tag": where a classifier is used.
-        tuning.open_model_button.click()
-        wait_until(
-            app, lambda: window.current_tab_key() == TabKey.CLASSIFY, 120, "the classify tab"
-        )
-        classify = window.tab(TabKey.CLASSIFY)
+        classify = _open_in_classify(app, window, tuning)
         text = "They danced at the ball until the music stopped."
         classify.set_text(text)
         wait_until(
@@ -178,6 +189,70 @@ def _fine_tuning(app, window, save):
             "a classification",
         )
         save("classify")
+
+
+def _train(app, tuning, task, data, output, settings):
+    """Fine-tunes for `task` on `data` (also the evaluation data) with `settings`."""
+    tuning.set_task(task)
+    tuning.set_training_file(str(data))
+    tuning.set_evaluation_file(str(data))
+    tuning.set_output_folder(str(output))
+    wait_until(app, lambda: tuning.hyperparameters.is_ready, 60, "the hyperparameter form")
+    wait_until(
+        app,
+        lambda: tuning.preview is not None and tuning.preview.ok
+        and tuning.column_mapping(tuning.preview.kind) is not None,
+        60,
+        "the data preview",
+    )
+    for name, value in settings.items():
+        tuning.hyperparameters.widget(name).setValue(value)
+    finished = []
+    tuning.run_finished.connect(finished.append)
+    tuning.start()
+    wait_until(app, lambda: finished or tuning.error_banner.message, 600, "fine-tuning")
+    if not finished:
+        raise RuntimeError(f"Fine-tuning failed: {tuning.error_banner.message}")
+
+
+def _open_in_classify(app, window, tuning):
+    """Clicks "Open in Classify & tag" and returns that tab once it shows."""
+    from kbert_gui.tab_key import TabKey
+
+    tuning.open_model_button.click()
+    wait_until(app, lambda: window.current_tab_key() == TabKey.CLASSIFY, 120, "the classify tab")
+    return window.tab(TabKey.CLASSIFY)
+
+
+def _multiple_choice(app, window, save):
+    import csv
+
+    from kbert_gui.tab_key import TabKey
+
+    window.show_tab(TabKey.FINE_TUNING)
+    tuning = window.tab(TabKey.FINE_TUNING)
+    with tempfile.TemporaryDirectory() as folder:
+        folder = pathlib.Path(folder)
+        data = folder / "swag.csv"
+        with open(data, "w", newline="", encoding="utf-8") as handle:
+            writer = csv.writer(handle)
+            writer.writerow(["sent1", "sent2", "ending0", "ending1", "ending2", "ending3", "label"])
+            for context, start, label, endings in CHOICE_ROWS:
+                writer.writerow([context, start, *endings, label])
+        settings = {"epochs": 10, "batch_size": 4, "learning_rate": 1e-3}
+        _train(app, tuning, "multiple-choice", data, folder / "run", settings)
+        classify = _open_in_classify(app, window, tuning)
+        wait_until(app, lambda: not classify.endings_editor.isHidden(), 120, "the endings")
+        classify.set_choice(CHOICE_CONTEXT, CHOICE_ENDINGS)
+        wait_until(
+            app,
+            lambda: (classify.outcome is not None and classify.outcome.choice is not None
+                     and classify.outcome.endings == tuple(CHOICE_ENDINGS))
+            or classify.error_banner.message,
+            120,
+            "a choice",
+        )
+        save("classify-multiple-choice")
 
 
 if __name__ == "__main__":

@@ -18,6 +18,8 @@ before this model learned them, too slow for CI; the rules above are learned in 
 two epochs, and still need the segment ids (pairs) and the windows (QA).
 """
 
+import csv
+
 import numpy as np
 
 from kbert.data import ClassificationExample
@@ -190,6 +192,15 @@ def swag_rows(count, seed):
              *(" ".join(words) for words in endings), str(label))
         )
     return rows
+
+
+def write_swag(path, rows):
+    """Writes `rows` (as `swag_rows` makes them) under SWAG's header; returns the path as a str."""
+    with open(path, "w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(SWAG_COLUMNS)
+        writer.writerows(rows)
+    return str(path)
 
 
 def multiple_choice_examples(count, seed):

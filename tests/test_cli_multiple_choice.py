@@ -1,13 +1,12 @@
 """Multiple choice through the command line: `finetune`, `evaluate` and `choose`."""
 
-import csv
 import json
 
 import numpy as np
 import pytest
-from fine_tuning_data import SWAG_COLUMNS
 from fine_tuning_data import make_tiny_preset
 from fine_tuning_data import swag_rows
+from fine_tuning_data import write_swag
 
 from kbert.cli import main
 from kbert.models import BertMultipleChoice
@@ -15,14 +14,6 @@ from kbert.models import BertMultipleChoice
 # Chance is 0.25 (four endings); the rule (a positive word in the right ending) is
 # read from each ending alone, which the tiny model learns in a few epochs.
 ACCURACY_THRESHOLD = 0.8
-
-
-def write_swag(path, rows):
-    with open(path, "w", newline="", encoding="utf-8") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(SWAG_COLUMNS)
-        writer.writerows(rows)
-    return str(path)
 
 
 @pytest.fixture(scope="module")

@@ -17,6 +17,7 @@ from model_helpers import TINY
 from kbert.models import BertBackbone
 from kbert.models import BertClassifier
 from kbert.models import BertMaskedLM
+from kbert.models import BertMultipleChoice
 from kbert.models import BertQuestionAnswerer
 from kbert.models import BertTokenClassifier
 from kbert.preprocessing import data_forms
@@ -46,6 +47,9 @@ SQUAD_ANSWERS = [
     else {"text": [], "answer_start": []}
     for answer in ANSWERS
 ]
+ENDINGS = [["on a mat", "in paris"], ["in france", "of a dog"], ["ran off", "is a city"],
+           ["the mat", "who sat"]]
+CHOICE_LABELS = [0, 0, 0, 1]
 
 
 @pytest.fixture(scope="module")
@@ -118,6 +122,12 @@ TASKS = {
         {},
         ({"question": QUESTIONS, "context": CONTEXTS}, ANSWERS),
         {"question": QUESTIONS, "context": CONTEXTS, "answers": SQUAD_ANSWERS},
+    ),
+    "multiple-choice": (
+        BertMultipleChoice,
+        {},
+        ({"context": TEXTS, "endings": ENDINGS}, CHOICE_LABELS),
+        {"context": TEXTS, "endings": ENDINGS, "label": CHOICE_LABELS},
     ),
     "masked-lm": (BertMaskedLM, {}, (TEXTS, None), {"text": TEXTS, "title": PAIRS}),
 }

@@ -5,33 +5,38 @@ from PySide6.QtCore import Slot
 
 from kbert_gui.classify.classify_format import NO_HEAD_MESSAGE
 from kbert_gui.classify.classify_format import UNTRAINED_HEAD_MESSAGE
+from kbert_gui.classify.classify_format import choice_headline
 from kbert_gui.classify.classify_format import classification_headline
 from kbert_gui.classify.classify_format import entities_headline
 from kbert_gui.classify.classify_format import entity_colors
 from kbert_gui.classify.classify_format import head_summary
+from kbert_gui.classify.classify_outcome import CHOICE_CLASS
 from kbert_gui.classify.classify_outcome import CLASSIFIER_CLASS
+from kbert_gui.classify.classify_outcome import HEAD_CLASSES
 from kbert_gui.classify.classify_outcome import TAGGER_CLASS
 from kbert_gui.classify.classify_outcome import ClassifyOutcome
+from kbert_gui.classify.classify_panel import CHOICES_PAGE
 from kbert_gui.classify.classify_panel import ENTITIES_PAGE
 from kbert_gui.classify.classify_panel import LABELS_PAGE
 from kbert_gui.services.latest_request_runner import LatestRequestRunner
 from kbert_gui.services.model_description import short_name
 from kbert_gui.widgets import style
 
-
-
 class ClassifyController(QObject):
     """Drives a `ClassifyPanel`: runs the current model's head on the text as it changes.
 
-    Each edit of the text, the pair or the option submits a `ClassifyOutcome.compute`
-    request to the app's inference pool through `runner`, a `LatestRequestRunner`
-    debounced as typing is (`TYPING_DELAY_MS`), so a newer text supersedes a stale one
-    and the window never waits for the model. An outcome is shown only while its text, pair and model
-    are still the current ones: a classifier's labels with probability bars, or a
-    tagger's entities highlighted in the text and listed in the table. The first
-    outcome for a model (also for an empty text) tells its head: the pair field is
-    shown for a classifier, the sub-word option for a tagger, and a model with neither
-    head gets a warning instead of results.
+    Each edit of the text, the pair, the endings or the option submits a
+    `ClassifyOutcome.compute` request to the app's inference pool through `runner`, a
+    `LatestRequestRunner` debounced as typing is (`TYPING_DELAY_MS`), so a newer text
+    supersedes a stale one and the window never waits for the model. An outcome is
+    shown only while its text, pair, endings and model are still the current ones: a
+    classifier's labels with probability bars, a tagger's entities highlighted in the
+    text and listed in the table, or a multiple-choice model's endings with a
+    probability bar each, the chosen one marked. The first outcome for a model (also
+    for an empty text) tells its head: the pair field is shown for a classifier, the
+    sub-word option for a tagger, the endings (with the text as their context) for a
+    multiple-choice model, and a model with none of these heads gets a warning instead
+    of results.
 
     Args:
         panel: the `ClassifyPanel` (also the parent).
@@ -51,6 +56,7 @@ class ClassifyController(QObject):
 
         panel.text_edit.textChanged.connect(self.request)
         panel.pair_edit.textChanged.connect(self.request)
+        panel.endings_editor.endings_changed.connect(self.request)
         panel.aggregation_combo.currentIndexChanged.connect(self.request)
         panel.head_warning.linkActivated.connect(context.tab_requested)
         context.models.source_changed.connect(self._source_changed)
@@ -62,6 +68,12 @@ class ClassifyController(QObject):
         if self._class_name != CLASSIFIER_CLASS:
             return None
         return self.panel.pair_edit.toPlainText() or None
+
+    def endings(self):
+        """The endings to choose from, or None when the model is not a multiple-choice one."""
+        if self._class_name != CHOICE_CLASS:
+            return None
+        return self.panel.endings_editor.endings()
 
     def aggregation(self):
         return self.panel.aggregation_combo.currentData()
@@ -76,6 +88,7 @@ class ClassifyController(QObject):
             self.panel.text_edit.text(),
             self.pair(),
             self.aggregation(),
+            self.endings(),
         )
 
     # --- Results ------------------------------------------------------------------
@@ -86,10 +99,14 @@ class ClassifyController(QObject):
             return  # another model since: its request is due
         if outcome.description.class_name != self._class_name:
             self._show_head(outcome.description)
-            if outcome.pair != self.pair():
-                self.request()  # the pair field's meaning changed with the head
+            if outcome.pair != self.pair() or outcome.endings != self.endings():
+                self.request()  # the pair's or endings' meaning changed with the head
                 return
-        if outcome.text != self.panel.text_edit.text() or outcome.pair != self.pair():
+        if (
+            outcome.text != self.panel.text_edit.text()
+            or outcome.pair != self.pair()
+            or outcome.endings != self.endings()
+        ):
             return  # edited since: a newer request is due
         self.panel.error_banner.clear_error()
         self._show_warning(outcome.description, outcome.fresh_heads)
@@ -98,6 +115,8 @@ class ClassifyController(QObject):
             self._show_classification(outcome)
         elif outcome.entities is not None:
             self._show_entities(outcome)
+        elif outcome.choice is not None:
+            self._show_choice(outcome)
         else:
             self._clear_results()
         if outcome.notes:
@@ -107,6 +126,11 @@ class ClassifyController(QObject):
         self.panel.labels_model.set_classification(outcome.classification)
         self.panel.headline_label.setText(classification_headline(outcome.classification))
         self.panel.results_stack.setCurrentIndex(LABELS_PAGE)
+
+    def _show_choice(self, outcome):
+        self.panel.choices_model.set_choice(outcome.choice)
+        self.panel.headline_label.setText(choice_headline(outcome.choice))
+        self.panel.results_stack.setCurrentIndex(CHOICES_PAGE)
 
     def _show_entities(self, outcome):
         colors = entity_colors(outcome.description.entity_types)
@@ -125,6 +149,7 @@ class ClassifyController(QObject):
         self.outcome = None
         self.panel.labels_model.clear()
         self.panel.entities_model.clear()
+        self.panel.choices_model.clear()
         self.panel.text_edit.clear_entities()
         self.panel.headline_label.setText("—")
 
@@ -140,7 +165,15 @@ class ClassifyController(QObject):
         tagger = self._class_name == TAGGER_CLASS
         panel.aggregation_label.setVisible(tagger)
         panel.aggregation_combo.setVisible(tagger)
-        panel.results_stack.setCurrentIndex(ENTITIES_PAGE if tagger else LABELS_PAGE)
+        choosing = self._class_name == CHOICE_CLASS
+        panel.endings_title.setVisible(choosing)
+        panel.endings_editor.setVisible(choosing)
+        panel.text_title.setText("<b>Con&text</b>" if choosing else "<b>&Text</b>")
+        panel.text_edit.setPlaceholderText(
+            "Type a context; its endings go below…" if choosing else "Type or paste a text…"
+        )
+        page = ENTITIES_PAGE if tagger else CHOICES_PAGE if choosing else LABELS_PAGE
+        panel.results_stack.setCurrentIndex(page)
         has_head = description is not None and _has_head(description)
         if description is None:
             panel.head_label.setText(f"Loading {short_name(self.context.models.source)}…")
@@ -150,7 +183,7 @@ class ClassifyController(QObject):
         self._show_warning(description)
 
     def _show_warning(self, description, fresh_heads=()):
-        """Warns of a model without a classifier or tagger head, or with an untrained one."""
+        """Warns of a model without a head the tab runs, or with an untrained one."""
         warning = self.panel.head_warning
         if description is not None and not _has_head(description):
             warning.show_warning(NO_HEAD_MESSAGE.format(name=description.title))
@@ -170,5 +203,5 @@ class ClassifyController(QObject):
 
 
 def _has_head(description):
-    """Whether a `ModelDescription` is a classifier's or a tagger's."""
-    return description.class_name in (CLASSIFIER_CLASS, TAGGER_CLASS)
+    """Whether a `ModelDescription` is a classifier's, a tagger's or a multiple-choice model's."""
+    return description.class_name in HEAD_CLASSES

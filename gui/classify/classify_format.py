@@ -8,9 +8,10 @@ from kbert_gui.tab_key import TabKey
 from kbert_gui.widgets import style
 
 NO_HEAD_MESSAGE = (
-    "{name} has no classifier or tagger head, so there is nothing to run here. Fine-tune "
-    f"it for a classification or token-classification task ({TabKey.FINE_TUNING.link}) and "
-    "open the result, or open a fine-tuned model (File ▸ Open model…)."
+    "{name} has no classifier, tagger or multiple-choice head, so there is nothing to run "
+    "here. Fine-tune it for a classification, token-classification or multiple-choice task "
+    f"({TabKey.FINE_TUNING.link}) and open the result, or open a fine-tuned model (File ▸ "
+    "Open model…)."
 )
 UNTRAINED_HEAD_MESSAGE = (
     "The {kind} head of this model was never trained ({heads}), so its results are "
@@ -18,6 +19,7 @@ UNTRAINED_HEAD_MESSAGE = (
 )
 CLASSIFICATION_COLUMNS = ("label", "probability")
 ENTITY_COLUMNS = ("label", "text", "start", "end", "score")
+CHOICE_COLUMNS = ("index", "ending", "probability", "chosen")
 
 
 def entity_colors(entity_types):
@@ -39,12 +41,22 @@ def head_summary(description):
             f"Tagger, entity types: {', '.join(description.entity_types) or 'none'}. "
             "Type a text to find its entities."
         )
+    if description.class_name == "BertMultipleChoice":
+        return (
+            "Multiple choice: type a context and its candidate endings; each ending gets "
+            "its probability of continuing the context."
+        )
     return ""
 
 
 def classification_headline(classification):
     """The predicted label with its probability, e.g. "pos · 87.3 %"."""
     return f"{classification.label} · {100 * classification.probability:.1f} %"
+
+
+def choice_headline(choice):
+    """The chosen ending with its number and probability: "2. and left. · 87.3 %"."""
+    return f"{choice.index + 1}. {choice.ending} · {100 * choice.probability:.1f} %"
 
 
 def entities_headline(entities):
@@ -69,7 +81,8 @@ def export_rows(outcome, label_rows):
 
     Args:
         outcome: the shown `ClassifyOutcome`.
-        label_rows: the classification table's `(label, probability)` rows, as shown.
+        label_rows: the classification table's `(label, probability)` rows, as shown
+            (classifiers; a choice's rows are its endings in order).
 
     Returns:
         `(columns, rows)`: the CSV header and one dict per row.
@@ -77,6 +90,14 @@ def export_rows(outcome, label_rows):
     if outcome.classification is not None:
         rows = [{"label": label, "probability": probability} for label, probability in label_rows]
         return CLASSIFICATION_COLUMNS, rows
+    if outcome.choice is not None:
+        choice = outcome.choice
+        rows = [
+            {"index": index, "ending": ending, "probability": probability,
+             "chosen": index == choice.index}
+            for index, (ending, probability) in enumerate(zip(choice.endings, choice.probabilities))
+        ]
+        return CHOICE_COLUMNS, rows
     rows = [
         {"label": span.label, "text": span.text, "start": span.start, "end": span.end,
          "score": span.score}
@@ -96,6 +117,16 @@ def export_document(outcome):
             label=classification.label,
             probability=classification.probability,
             probabilities=dict(classification.probabilities),
+        )
+    elif outcome.choice is not None:
+        choice = outcome.choice
+        document.update(
+            context=document.pop("text"),
+            endings=list(choice.endings),
+            index=choice.index,
+            ending=choice.ending,
+            probability=choice.probability,
+            probabilities=list(choice.probabilities),
         )
     else:
         document["entities"] = [

@@ -1,4 +1,5 @@
-"""The "Classify & tag" tab's widgets: the text (and pair), the head's results, options."""
+"""The "Classify & tag" tab's widgets: the text (and pair, or endings), the head's
+results, options."""
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont
@@ -14,6 +15,10 @@ from PySide6.QtWidgets import QTableView
 from PySide6.QtWidgets import QVBoxLayout
 from PySide6.QtWidgets import QWidget
 
+from kbert_gui.classify.choice_probability_model import ENDING_COLUMN
+from kbert_gui.classify.choice_probability_model import PROBABILITY_COLUMN as CHOICE_COLUMN
+from kbert_gui.classify.choice_probability_model import ChoiceProbabilityModel
+from kbert_gui.classify.endings_editor import EndingsEditor
 from kbert_gui.classify.entity_span_model import TEXT_COLUMN
 from kbert_gui.classify.entity_span_model import EntitySpanModel
 from kbert_gui.classify.label_probability_model import PROBABILITY_COLUMN
@@ -28,17 +33,18 @@ from kbert_gui.widgets.table_context_menu import TableContextMenu
 from kbert_gui.widgets.warning_banner import WarningBanner
 
 # The results stack's pages.
-LABELS_PAGE, ENTITIES_PAGE = range(2)
+LABELS_PAGE, ENTITIES_PAGE, CHOICES_PAGE = range(3)
 
 
 class ClassifyPanel(QWidget):
     """The widgets and layout of the "Classify & tag" tab, with nothing behind them.
 
     Above, what the model's head does (or the warning that it has none) and the error
-    line; then the text, with the second text of a pair below it (classifiers) and the
-    sub-word option (taggers); below a splitter, the headline result and either the
-    label table (probability bars) or the entity table with its colour legend. The
-    `ClassifyController` fills them.
+    line; then the text, with the second text of a pair below it (classifiers), the
+    sub-word option (taggers) or the editable endings of the context (multiple
+    choice); below a splitter, the headline result and either the label table
+    (probability bars), the entity table with its colour legend, or the endings with
+    a probability bar each, the chosen one marked. The `ClassifyController` fills them.
 
     Args:
         parent: the parent widget.
@@ -85,6 +91,10 @@ class ClassifyPanel(QWidget):
             "How a word's tag comes from its word pieces: the first piece's (as in "
             "training) or the average over its pieces."
         )
+        self.endings_editor = EndingsEditor()
+        self.endings_editor.setObjectName("endingsEditor")
+        self.endings_title = QLabel("<b>&Endings</b>")
+        self.endings_title.setBuddy(self.endings_editor.line_edits()[0])
         self.aggregation_label = QLabel("Word tag from the")
         self.aggregation_label.setBuddy(self.aggregation_combo)
         self.busy_label = QLabel("Classifying…")
@@ -102,17 +112,17 @@ class ClassifyPanel(QWidget):
         self.headline_label.setFont(font)
 
         self.labels_model = LabelProbabilityModel(self)
-        self.labels_view = _table(self.labels_model, "labelsView")
-        self.labels_view.setItemDelegateForColumn(
-            PROBABILITY_COLUMN, ProbabilityBarDelegate(PROBABILITY_ROLE, parent=self.labels_view)
-        )
-        self.labels_view.horizontalHeader().setSectionResizeMode(
-            PROBABILITY_COLUMN, QHeaderView.ResizeMode.Stretch
+        self.labels_view = _bar_table(
+            self.labels_model, "labelsView", PROBABILITY_COLUMN, PROBABILITY_COLUMN
         )
         self.entities_model = EntitySpanModel(self)
         self.entities_view = _table(self.entities_model, "entitiesView")
         self.entities_view.horizontalHeader().setSectionResizeMode(
             TEXT_COLUMN, QHeaderView.ResizeMode.Stretch
+        )
+        self.choices_model = ChoiceProbabilityModel(self)
+        self.choices_view = _bar_table(
+            self.choices_model, "choicesView", CHOICE_COLUMN, ENDING_COLUMN
         )
         self.legend_label = QLabel()
         self.legend_label.setObjectName("entityLegend")
@@ -120,8 +130,8 @@ class ClassifyPanel(QWidget):
         self.legend_label.setTextFormat(Qt.TextFormat.RichText)
 
     def _build_layout(self):
-        text_title = QLabel("<b>&Text</b>")
-        text_title.setBuddy(self.text_edit)
+        self.text_title = QLabel("<b>&Text</b>")
+        self.text_title.setBuddy(self.text_edit)
         options = QHBoxLayout()
         options.setSpacing(8)
         options.addWidget(self.aggregation_label)
@@ -132,9 +142,11 @@ class ClassifyPanel(QWidget):
         input_layout = QVBoxLayout(input_widget)
         input_layout.setContentsMargins(0, 0, 0, 0)
         input_layout.setSpacing(6)
-        input_layout.addWidget(text_title)
+        input_layout.addWidget(self.text_title)
         input_layout.addWidget(self.text_edit, 1)
         input_layout.addWidget(self.pair_edit)
+        input_layout.addWidget(self.endings_title)
+        input_layout.addWidget(self.endings_editor)
         input_layout.addLayout(options)
 
         entities_page = QWidget()
@@ -145,6 +157,7 @@ class ClassifyPanel(QWidget):
         self.results_stack = QStackedWidget()
         self.results_stack.insertWidget(LABELS_PAGE, self.labels_view)
         self.results_stack.insertWidget(ENTITIES_PAGE, entities_page)
+        self.results_stack.insertWidget(CHOICES_PAGE, self.choices_view)
         results_widget = QWidget()
         results_layout = QVBoxLayout(results_widget)
         results_layout.setContentsMargins(0, 0, 0, 0)
@@ -180,4 +193,13 @@ def _table(model, name):
     view.setWordWrap(False)
     view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
     TableContextMenu(view)
+    return view
+
+
+def _bar_table(model, name, bar_column, stretch_column):
+    """A `_table` whose `bar_column` paints `PROBABILITY_ROLE` as a bar and whose
+    `stretch_column` takes the spare width."""
+    view = _table(model, name)
+    view.setItemDelegateForColumn(bar_column, ProbabilityBarDelegate(PROBABILITY_ROLE, parent=view))
+    view.horizontalHeader().setSectionResizeMode(stretch_column, QHeaderView.ResizeMode.Stretch)
     return view

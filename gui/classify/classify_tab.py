@@ -1,4 +1,5 @@
-"""The "Classify & tag" tab: use a fine-tuned classifier or tagger on new text."""
+"""The "Classify & tag" tab: use a fine-tuned classifier, tagger or multiple-choice model
+on new text."""
 
 from kbert_gui.classify.classify_controller import ClassifyController
 from kbert_gui.classify.classify_format import export_document
@@ -16,10 +17,13 @@ class ClassifyTab(ClassifyPanel):
     field below) shows every label's probability as a bar, the predicted one first;
     a tagger (`BertTokenClassifier`) highlights its entities in the text, in one
     colour per entity type at exactly the characters `tag` returned (emoji included),
-    and lists them with their scores. Predictions follow the text as it changes,
-    through `BertClassifier.classify` / `BertTokenClassifier.tag` in the app's
-    inference pool. A model with neither head (a pretrained or QA model) gets a
-    warning pointing to the fine-tuning tab. File ▸ Export saves the shown result as
+    and lists them with their scores; a multiple-choice model (`BertMultipleChoice`)
+    takes the text as a context and the endings typed below it (add and remove them),
+    and shows one probability bar per ending, the chosen one marked. Predictions
+    follow the inputs as they change, through `BertClassifier.classify` /
+    `BertTokenClassifier.tag` / `BertMultipleChoice.choose` in the app's inference
+    pool. A model with none of these heads (a pretrained or QA model) gets a warning
+    pointing to the fine-tuning tab. File ▸ Export saves the shown result as
     CSV or JSON.
 
     The widgets are the `ClassifyPanel`'s; `controller` (a `ClassifyController`) holds
@@ -37,13 +41,19 @@ class ClassifyTab(ClassifyPanel):
 
     @property
     def outcome(self):
-        """The shown `ClassifyOutcome` (with a classification or entities), or None."""
+        """The shown `ClassifyOutcome` (with a classification, entities or a choice), or
+        None."""
         return self.controller.outcome
 
     def set_text(self, text, pair=""):
         """Replaces the text (and the pair's second text); a prediction follows."""
         self.pair_edit.setPlainText(pair)
         self.text_edit.setPlainText(text)
+
+    def set_choice(self, context, endings):
+        """Replaces the context and its endings (multiple choice); a prediction follows."""
+        self.endings_editor.set_endings(endings)
+        self.text_edit.setPlainText(context)
 
     def export_actions(self):
         """The shown result as CSV (the table's rows) or JSON (the whole result)."""

@@ -68,12 +68,7 @@ class ColumnMappingForm(QWidget):
         self._layout = layout
 
     def _combo(self, name, tooltip):
-        box = QComboBox()
-        box.setObjectName(name)
-        box.setToolTip(tooltip)
-        box.setMinimumContentsLength(12)
-        box.currentIndexChanged.connect(self._changed)
-        return box
+        return column_box(name, tooltip, self._changed)
 
     def _changed(self):
         if not self._filling:
@@ -154,6 +149,16 @@ class ColumnMappingForm(QWidget):
             "pair_column": column(self.pair_box) if pair_visible else None,
             "label_column": column(self.label_box),
         }
+
+
+def column_box(name, tooltip, changed):
+    """A combo box of a file's columns, named `name`, calling `changed` on each choice."""
+    box = QComboBox()
+    box.setObjectName(name)
+    box.setToolTip(tooltip)
+    box.setMinimumContentsLength(12)
+    box.currentIndexChanged.connect(changed)
+    return box
 
 
 def _guess(columns, previous, names, fallback):

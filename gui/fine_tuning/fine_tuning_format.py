@@ -16,7 +16,14 @@ _HEADINGS = {"completed": "Completed", "stopped_early": "Stopped early"}
 
 def describe_prediction(result):
     """One line for a probe's prediction (`Classification`, entity spans,
-    `AnswerResult` or `FillMaskResult`)."""
+    `AnswerResult`, `FillMaskResult` or `Choice`)."""
+    if hasattr(result, "endings"):
+        ranked = sorted(
+            enumerate(zip(result.endings, result.probabilities)), key=lambda item: -item[1][1]
+        )[:3]
+        return " · ".join(
+            f"{index}: “{ending}” {probability:.0%}" for index, (ending, probability) in ranked
+        )
     if hasattr(result, "probabilities"):
         ranked = sorted(result.probabilities.items(), key=lambda item: -item[1])[:3]
         return " · ".join(f"{label} {probability:.0%}" for label, probability in ranked)
@@ -190,7 +197,7 @@ def probe_suggestion(preview, mapping):
     if preview.kind == "squad":
         return {"question": first[1], "context": first[3]}
     if preview.kind == "choices":
-        return {"context": first[0]}
+        return {"context": first[0], "endings": list(first[1:-1])}
     if preview.kind == "text":
         words = next((row[0].split() for row in preview.rows if len(row[0].split()) >= 3), None)
         if words:

@@ -38,18 +38,20 @@ class FineTuningJob:
 
     Args:
         task_name: "classification", "pair-classification", "token-classification",
-            "qa" or "masked-lm".
+            "qa", "multiple-choice" or "masked-lm".
         source: the model to start from (preset name or folder, or a checkpoint folder
             that `preset_folder` converts).
         output_dir: the run folder (the model is saved in `output_dir/model`).
         train_path: the training file.
         evaluation_path: the evaluation file, or None.
         columns: for classification, `make_adapter`'s column options (`text_column`,
-            `pair_column`, `label_column`).
+            `pair_column`, `label_column`); for multiple choice, `context_column`,
+            `start_column`, `label_column`.
         settings: `FineTuningConfig` keyword arguments. For masked-LM pretraining they
             map onto a `PretrainingConfig`: `epochs` passes over the instances,
             `warmup_ratio` of the steps, `max_length` the instance length.
-        probe: dict of probe inputs ("text", "pair", "question", "context"), or None.
+        probe: dict of probe inputs ("text", "pair", "question", "context", "endings":
+            a list), or None.
         resume: continue the run whose checkpoint is in `output_dir`.
         preset_folder: a callable turning `source` into a kbert preset (the app's
             `ModelStore.preset_folder`); None uses `source` as is.

@@ -24,6 +24,7 @@ from PySide6.QtWidgets import QToolButton
 from PySide6.QtWidgets import QVBoxLayout
 from PySide6.QtWidgets import QWidget
 
+from kbert_gui.fine_tuning.choice_column_form import ChoiceColumnForm
 from kbert_gui.fine_tuning.column_mapping_form import ColumnMappingForm
 from kbert_gui.fine_tuning.data_preview_model import DataPreviewModel
 from kbert_gui.fine_tuning.evaluation_table_model import EvaluationTableModel
@@ -135,13 +136,24 @@ class FineTuningPanel(QWidget):
         self.data_help.setWordWrap(True)
         self.data_help.setStyleSheet(style.HINT_STYLE)
         self.column_form = ColumnMappingForm()
+        self.choice_form = ChoiceColumnForm()
         data_group = QGroupBox("Data")
         data_form = QFormLayout(data_group)
         data_form.addRow("Training file:", train_row)
         data_form.addRow("Evaluation file:", eval_row)
         data_form.addRow(self.data_help)
         data_form.addRow(self.column_form)
+        data_form.addRow(self.choice_form)
         return data_group
+
+    def column_mapping(self, data_kind):
+        """The mapping of the column form for `data_kind` ("table": `column_form`,
+        "choices": `choice_form`), or None for other data or while no columns are known."""
+        if data_kind == "table":
+            return self.column_form.mapping()
+        if data_kind == "choices":
+            return self.choice_form.mapping()
+        return None
 
     def _build_settings_group(self):
         self.hyperparameters = HyperparameterForm()

@@ -160,7 +160,7 @@ class FineTuningRunController(QObject):
             output,
             train,
             panel.eval_file_edit.text().strip() or None,
-            columns=panel.column_form.mapping() if DATA_KINDS[task] == "table" else None,
+            columns=panel.column_mapping(DATA_KINDS[task]),
             settings=settings,
             probe=panel.probe_input.probe(),
             resume=resume,

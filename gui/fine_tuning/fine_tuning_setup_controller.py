@@ -79,6 +79,8 @@ class FineTuningSetupController(QObject):
         panel.column_form.mapping_changed.connect(self._request_preview)
         panel.column_form.mapping_changed.connect(self.setup_changed)
         panel.column_form.header_changed.connect(self._request_preview)
+        panel.choice_form.mapping_changed.connect(self._request_preview)
+        panel.choice_form.mapping_changed.connect(self.setup_changed)
         panel.output_browse_button.clicked.connect(self._browse_output_folder)
         panel.output_edit.textEdited.connect(self._output_edited)
         panel.output_edit.textChanged.connect(self.setup_changed)
@@ -121,6 +123,7 @@ class FineTuningSetupController(QObject):
         self._data_kind = kind
         panel.column_form.setVisible(kind == "table")
         panel.column_form.set_pair_visible(task == "pair-classification")
+        panel.choice_form.setVisible(kind == "choices")
         panel.data_help.setText(DATA_HELP[kind])
         panel.probe_input.set_task(task)
         if panel.chart.is_empty():
@@ -171,6 +174,8 @@ class FineTuningSetupController(QObject):
         self.panel.eval_file_edit.setText(record.evaluation or "")
         if record.columns and DATA_KINDS[record.task] == "table":
             self.panel.column_form.set_mapping(record.columns)
+        elif record.columns and DATA_KINDS[record.task] == "choices":
+            self.panel.choice_form.set_mapping(record.columns)
         self.restore_settings(record.settings)
         if record.probe:
             self.panel.probe_input.set_values(**record.probe)
@@ -272,6 +277,8 @@ class FineTuningSetupController(QObject):
         columns = None
         if DATA_KINDS[task] == "table" and panel.column_form.columns():
             columns = panel.column_form.mapping()
+        elif DATA_KINDS[task] == "choices" and panel.choice_form.columns():
+            columns = panel.choice_form.mapping()
         evaluation = panel.eval_file_edit.text().strip() or None
         panel.preview_summary.setText("Reading the data…")
         self._preview_runner.submit(
@@ -290,6 +297,11 @@ class FineTuningSetupController(QObject):
             if train.file_columns != panel.column_form.columns():
                 # Offering new columns re-validates with the guessed mapping.
                 panel.column_form.set_columns(train.file_columns)
+        elif train.kind == "choices":
+            # New columns (or a new format) re-validate with the guessed mapping.
+            panel.choice_form.set_columns(
+                train.file_columns, csv_file=train.path.lower().endswith(".csv")
+            )
         model, view = panel.preview_model, panel.preview_view
         model.set_rows(train.headers, train.rows, train.lines, error_lines(train))
         view.resizeColumnsToContents()

@@ -10,11 +10,14 @@ from kbert.finetuning.task_specs import TASK_SPECS
 
 # The inputs each task's probe needs.
 PROBE_FIELDS = {name: spec.probe_fields for name, spec in TASK_SPECS.items()}
+# A multiple-choice probe needs two endings at least (one is no choice).
+MIN_ENDINGS = 2
 
 
 class ProbeInput(QWidget):
-    """The fields of a probe for the chosen task: a text, a text pair, or a question
-    and its context (masked-LM probes are texts with `[MASK]`).
+    """The fields of a probe for the chosen task: a text, a text pair, a question and
+    its context, or a context and its candidate endings, one per line (masked-LM
+    probes are texts with `[MASK]`).
 
     `suggest(...)` fills fields the user has not typed in (the tab suggests the
     training file's first example); `probe()` returns the inputs as a dict for
@@ -41,14 +44,23 @@ class ProbeInput(QWidget):
         self.question_edit.setToolTip("A question about the context below.")
         self.context_edit = QPlainTextEdit()
         self.context_edit.setObjectName("probeContext")
-        self.context_edit.setToolTip("The passage the answer is taken from.")
         self.context_edit.setTabChangesFocus(True)
         self.context_edit.setMaximumHeight(90)
+        self.endings_edit = QPlainTextEdit()
+        self.endings_edit.setObjectName("probeEndings")
+        self.endings_edit.setToolTip(
+            "The candidate endings of the context, one per line (at least two): the "
+            "probability of each is shown after every epoch."
+        )
+        self.endings_edit.setPlaceholderText("One ending per line")
+        self.endings_edit.setTabChangesFocus(True)
+        self.endings_edit.setMaximumHeight(90)
         self._fields = {
             "text": self.text_edit,
             "pair": self.pair_edit,
             "question": self.question_edit,
             "context": self.context_edit,
+            "endings": self.endings_edit,
         }
         for name, field in self._fields.items():
             signal = field.textChanged if isinstance(field, QPlainTextEdit) else field.textEdited
@@ -60,8 +72,15 @@ class ProbeInput(QWidget):
         layout.addRow("Pair:", self.pair_edit)
         layout.addRow("Question:", self.question_edit)
         layout.addRow("Context:", self.context_edit)
+        layout.addRow("Endings:", self.endings_edit)
         self._layout = layout
         self.set_task(self._task)
+
+    def _context_help(self):
+        """The context field's tooltip for the task: a passage (QA) or what the endings continue."""
+        if "endings" in PROBE_FIELDS[self._task]:
+            return "The context the endings below continue."
+        return "The passage the answer is taken from."
 
     def _user_edit(self, name):
         if not self._filling:
@@ -74,6 +93,7 @@ class ProbeInput(QWidget):
         wanted = PROBE_FIELDS[task_name]
         for name, field in self._fields.items():
             self._layout.setRowVisible(field, name in wanted)
+        self.context_edit.setToolTip(self._context_help())
         if task_name == "masked-lm":
             self.text_edit.setPlaceholderText(
                 "A sentence with [MASK], e.g. the cat sat on the [MASK]."
@@ -88,15 +108,17 @@ class ProbeInput(QWidget):
             )
 
     def suggest(self, **values):
-        """Fills the named fields ("text", "pair", "question", "context") the user has
-        not edited."""
+        """Fills the named fields ("text", "pair", "question", "context", "endings": a
+        list of strings) the user has not edited."""
         self._filling = True
         try:
             for name, value in values.items():
                 if name in self._edited or value is None:
                     continue
                 field = self._fields[name]
-                if isinstance(field, QPlainTextEdit):
+                if name == "endings":
+                    field.setPlainText("\n".join(value))
+                elif isinstance(field, QPlainTextEdit):
                     field.setPlainText(value)
                 else:
                     field.setText(value)
@@ -105,18 +127,26 @@ class ProbeInput(QWidget):
             self._filling = False
 
     def set_values(self, **values):
-        """Sets fields as if the user typed them."""
+        """Sets fields as if the user typed them (also fields typed in before)."""
+        self._edited.difference_update(values)
         self.suggest(**values)
         self._edited.update(values)
         self.probe_changed.emit()
 
     def probe(self):
-        """`{field: text}` for the current task, or None while a field is empty."""
+        """`{field: text}` for the current task ("endings": the list of non-blank
+        lines), or None while a field is empty or there are fewer than two endings."""
         values = {}
         for name in PROBE_FIELDS[self._task]:
             field = self._fields[name]
             text = field.toPlainText() if isinstance(field, QPlainTextEdit) else field.text()
-            if not text.strip():
+            if name == "endings":
+                endings = [line.strip() for line in text.splitlines() if line.strip()]
+                if len(endings) < MIN_ENDINGS:
+                    return None
+                values[name] = endings
+            elif not text.strip():
                 return None
-            values[name] = text
+            else:
+                values[name] = text
         return values

@@ -81,7 +81,7 @@ class ResumeChecker(QObject):
             task,
             self.context.models.source,
             panel.train_file_edit.text().strip(),
-            panel.column_form.mapping() if DATA_KINDS[task] == "table" else None,
+            panel.column_mapping(DATA_KINDS[task]),
         )
 
     @Slot(object)

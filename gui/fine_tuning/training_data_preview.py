@@ -9,6 +9,7 @@ import dataclasses
 import io
 import json
 import pathlib
+import re
 
 from kbert.finetuning.task_specs import TASK_SPECS
 from kbert_gui.fine_tuning.column_mapping_form import CHOOSE_LABEL
@@ -38,7 +39,9 @@ class TrainingDataPreview:
         path: the file.
         kind: "table", "conll", "squad", "choices" or "text" (see `DATA_KINDS`).
         file_columns: the columns a table file offers for mapping (header names, or
-            "column 1", ... without a header row); empty for other kinds.
+            "column 1", ... without a header row); for multiple choice, the SWAG CSV's
+            columns other than the endings, or the first JSON Lines record's fields
+            other than "context" and "endings"; empty for other kinds.
         headers: the preview's column titles.
         rows: the preview rows, tuples of strings.
         lines: the file line where each row starts (None where unknown, as in SQuAD).
@@ -73,6 +76,9 @@ class TrainingDataPreview:
             task_name: a key of `DATA_KINDS`.
             columns: for tables, `{"text_column", "pair_column", "label_column"}` as
                 `read_classification` takes them; None previews the raw rows only.
+                For multiple choice, `{"context_column", "start_column",
+                "label_column"}` as `MultipleChoiceAdapter` takes them (start "" for
+                none); None reads SWAG's names.
             has_header: whether a CSV/TSV file starts with a header row.
             max_rows: rows to preview.
 
@@ -97,6 +103,8 @@ class TrainingDataPreview:
         }[kind]
         if kind == "table":
             return loader(path, columns, has_header, max_rows)
+        if kind == "choices":
+            return loader(path, columns, max_rows)
         return loader(path, max_rows)
 
     @property
@@ -251,11 +259,11 @@ def _raw_lines(path, max_rows, wanted_line=None):
     return rows, lines
 
 
-def _failed(path, kind, message, max_rows):
+def _failed(path, kind, message, max_rows, file_columns=()):
     line = error_line(path, message)
     rows, lines = _raw_lines(path, max_rows, line)
     return TrainingDataPreview(
-        path, kind, (), ("line",), tuple(rows), tuple(lines), "", message, line
+        path, kind, tuple(file_columns), ("line",), tuple(rows), tuple(lines), "", message, line
     )
 
 
@@ -321,23 +329,49 @@ def _load_squad(path, max_rows):
     )
 
 
-def _load_choices(path, max_rows):
-    from kbert.data import read_multiple_choice
+def _choice_columns(path):
+    """The columns a multiple-choice file offers for mapping (see `file_columns`)."""
+    from kbert.data.text_file import read_text_file
 
     try:
-        examples = read_multiple_choice(path)
+        text = read_text_file(path)
+    except ValueError:
+        return ()
+    first = next((line for line in text.splitlines() if line.strip()), "")
+    if pathlib.Path(path).suffix.lower() == ".csv":
+        header = next(csv.reader([first]), [])
+        return tuple(name for name in header if not re.fullmatch(r"ending\d+", name))
+    try:
+        record = json.loads(first)
+    except ValueError:
+        record = None
+    fields = record if isinstance(record, dict) else ()
+    return tuple(str(name) for name in fields if name not in ("context", "endings"))
+
+
+def _load_choices(path, columns, max_rows):
+    from kbert.data import read_multiple_choice
+
+    file_columns = _choice_columns(path)
+    # As `MultipleChoiceAdapter.read` reads them (the adapter itself would load Keras):
+    # None keeps SWAG's name, a start column of "" means none.
+    options = {key: value for key, value in (columns or {}).items() if value is not None}
+    if "start_column" in options:
+        options["start_column"] = options["start_column"] or None
+    try:
+        examples = read_multiple_choice(path, **options)
     except ValueError as problem:
-        return _failed(path, "choices", str(problem), max_rows)
+        return _failed(path, "choices", str(problem), max_rows, file_columns)
     shown = examples[:max_rows]
-    rows = tuple(
-        (example.context, " | ".join(example.endings), str(example.label)) for example in shown
-    )
-    summary = f"{len(examples)} examples, {len(examples[0].endings)} endings each"
+    # One column per ending (every example has as many endings as the first).
+    rows = tuple((example.context, *example.endings, str(example.label)) for example in shown)
+    count = len(examples[0].endings)
+    summary = f"{len(examples)} examples, {count} endings each"
     return TrainingDataPreview(
         path,
         "choices",
-        (),
-        ("context", "endings", "label"),
+        file_columns,
+        ("context", *(f"ending {index}" for index in range(count)), "label"),
         rows,
         tuple(example.line for example in shown),
         summary,

@@ -17,11 +17,13 @@ _TAB_OF_CLASS = {
     "BertClassifier": TabKey.CLASSIFY,
     "BertTokenClassifier": TabKey.CLASSIFY,
     "BertQuestionAnswerer": TabKey.QUESTION_ANSWERING,
+    "BertMultipleChoice": TabKey.CLASSIFY,
 }
 _KIND_OF_CLASS = {
     "BertClassifier": "classifier",
     "BertTokenClassifier": "tagger",
     "BertQuestionAnswerer": "question answering",
+    "BertMultipleChoice": "multiple choice",
     "BertMaskedLM": "masked LM",
     "BertPretrainer": "pretrained",
     "BertBackbone": "encoder only",
@@ -85,7 +87,8 @@ class ModelDescription:
 
     @property
     def is_fine_tuned(self):
-        """True for a model with a task head of its own (classifier, tagger, QA)."""
+        """True for a model with a task head of its own (classifier, tagger, QA,
+        multiple choice)."""
         return self.class_name in _TAB_OF_CLASS
 
     @property
@@ -127,8 +130,8 @@ class ModelDescription:
 
 def tab_of_class(class_name):
     """The `TabKey` of the tab that uses a model of the task class `class_name`:
-    "Classify & tag" for a classifier or tagger, "Question answering" for a QA model,
-    "Masked words" for any other (a base model)."""
+    "Classify & tag" for a classifier, tagger or multiple-choice model, "Question
+    answering" for a QA model, "Masked words" for any other (a base model)."""
     return _TAB_OF_CLASS.get(class_name, BASE_MODEL_TAB)
 
 

@@ -19,15 +19,37 @@ class MultipleChoiceAdapter(FineTuningAdapter):
     Args:
         format: "csv" or "jsonl"; None detects it from the file name.
         metric: the score that selects the best checkpoint: "accuracy".
+        context_column: the CSV column of the context (SWAG's `sent1`).
+        start_column: the CSV column every ending continues (SWAG's `sent2`); "" when
+            the `ending<i>` columns hold whole endings.
+        label_column: the CSV column (or JSON Lines field) of the right ending's index.
     """
 
     name = "multiple-choice"
 
-    def __init__(self, format=None, metric="accuracy"):
+    def __init__(
+        self,
+        format=None,
+        metric="accuracy",
+        context_column="sent1",
+        start_column="sent2",
+        label_column="label",
+    ):
         if metric != "accuracy":
             raise ValueError(f"`metric` must be 'accuracy'. Received: metric={metric!r}")
+        for name, value in (("context_column", context_column), ("label_column", label_column)):
+            if not isinstance(value, str) or not value:
+                raise ValueError(f"`{name}` must be a column name. Received: {name}={value!r}")
+        if not isinstance(start_column, str):
+            raise ValueError(
+                '`start_column` must be a column name or "". '
+                f"Received: start_column={start_column!r}"
+            )
         self.format = format
         self.metric = metric
+        self.context_column = context_column
+        self.start_column = start_column
+        self.label_column = label_column
 
     @property
     def model_class(self):
@@ -38,7 +60,13 @@ class MultipleChoiceAdapter(FineTuningAdapter):
     def read(self, path):
         from kbert.data import read_multiple_choice
 
-        return read_multiple_choice(path, format=self.format)
+        return read_multiple_choice(
+            path,
+            format=self.format,
+            context_column=self.context_column,
+            start_column=self.start_column or None,
+            label_column=self.label_column,
+        )
 
     def label_names(self, examples, source="the training data"):
         """None (the labels are ending indices), after checking every example has one."""
@@ -75,4 +103,10 @@ class MultipleChoiceAdapter(FineTuningAdapter):
         return {"accuracy": accuracy([example.label for example in examples], predicted)}
 
     def options(self):
-        return {"task": self.name, "metric": self.metric}
+        return {
+            "task": self.name,
+            "metric": self.metric,
+            "context_column": self.context_column,
+            "start_column": self.start_column,
+            "label_column": self.label_column,
+        }

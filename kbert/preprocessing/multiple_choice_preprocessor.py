@@ -5,6 +5,7 @@ import numpy as np
 from kbert.preprocessing.bert_preprocessor import BertPreprocessor
 from kbert.preprocessing.bert_preprocessor import as_string_list
 from kbert.preprocessing.bert_preprocessor import label_ids
+from kbert.preprocessing.record_fields import RecordFields
 from kbert.preprocessing.task_features import TaskFeatures
 from kbert.preprocessing.text_encoding import encode_texts
 
@@ -24,7 +25,9 @@ class MultipleChoicePreprocessor(BertPreprocessor):
     Inputs (`x`): a dict with "context" (a list of strings) and "endings" (a list with,
     for each context, a list of at least two ending strings); a single string context
     with one list of endings is one example. Labels (`y`): the index of the right
-    ending of each example.
+    ending of each example. Records, DataFrames and datasets hold "context", "endings"
+    (a list per example) and the label under "label" (or "labels"), or `y` names the
+    label column (`RecordFields`).
 
     Args:
         tokenizer: a `BertTokenizer`.
@@ -40,6 +43,7 @@ class MultipleChoicePreprocessor(BertPreprocessor):
     """
 
     input_fields = ("context", "endings")
+    record_fields = RecordFields(inputs=("context", "endings"), labels=("label", "labels"))
 
     def parse_inputs(self, x):
         return parse_choice_inputs(x)

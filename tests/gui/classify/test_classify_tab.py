@@ -16,12 +16,12 @@ from PySide6.QtCore import Qt
 from fine_tuning_data import classification_examples
 from fine_tuning_data import make_tiny_preset
 from fine_tuning_data import token_classification_examples
-from fine_tuning_helpers import RUN_TIMEOUT_MS
 from fine_tuning_helpers import SMALL_MODEL
+from fine_tuning_helpers import open_window
+from fine_tuning_helpers import run_and_open
 from fine_tuning_helpers import set_up_run
 from fine_tuning_helpers import write_csv
 
-from kbert_gui.app import create_window
 from kbert_gui.classify.classify_tab import ClassifyTab
 from kbert_gui.classify.entity_span_model import EntitySpanModel
 from kbert_gui.classify.label_probability_model import PROBABILITY_ROLE
@@ -158,7 +158,7 @@ def test_a_model_without_a_classifier_or_tagger_head_says_so(tab, qtbot, models)
     tab.context.models.set_source(str(models["backbone"]))
     tab.set_text("a lovely cat")
     qtbot.waitUntil(lambda: bool(tab.head_warning.message), timeout=TIMEOUT_MS)
-    assert "has no classifier or tagger head" in tab.head_warning.message
+    assert "has no classifier, tagger or multiple-choice head" in tab.head_warning.message
     assert tab.outcome is None and tab.labels_model.rowCount() == 0
     with qtbot.waitSignal(tab.context.tab_requested) as requested:
         tab.head_warning.linkActivated.emit(TabKey.FINE_TUNING.value)
@@ -202,31 +202,16 @@ def test_fine_tune_a_classifier_and_a_tagger_in_the_app_then_use_them(qtbot, tmp
     from kbert.models import BertClassifier
     from kbert.models import BertTokenClassifier
 
-    window = create_window(context=make_context(tmp_path, str(models["backbone"])))
-    qtbot.addWidget(window)
-    window.show()
+    window = open_window(qtbot, tmp_path, models["backbone"])
     tuning = window.tab(TabKey.FINE_TUNING)
     classify = window.tab(TabKey.CLASSIFY)
-    qtbot.waitUntil(lambda: tuning.hyperparameters.is_ready, timeout=TIMEOUT_MS)
-    window.show_tab(TabKey.FINE_TUNING)
 
     def train(task, data, output, **settings):
         set_up_run(tuning, qtbot, data, output, task=task, **settings)
         tuning.probe_input.set_values(text="")
-        with qtbot.waitSignal(tuning.run_finished, timeout=RUN_TIMEOUT_MS) as finished:
-            qtbot.mouseClick(tuning.start_button, Qt.MouseButton.LeftButton)
-        assert finished.args == ["completed"], tuning.error_banner.message
         # "Open in Classify & tag": a classifier or tagger lands there, which runs the
         # model's own head (no random mask predictions).
-        saved = str(tuning.result.preset_path)
-        with qtbot.waitSignal(
-            window.context.opener.described,
-            timeout=TIMEOUT_MS,
-            check_params_cb=lambda description: description.source == saved,
-        ):
-            qtbot.mouseClick(tuning.open_model_button, Qt.MouseButton.LeftButton)
-        qtbot.waitUntil(lambda: window.current_tab_key() == TabKey.CLASSIFY, timeout=TIMEOUT_MS)
-        return tuning.result.preset_path
+        return run_and_open(window, qtbot)
 
     settings = dict(epochs=2, batch_size=8, learning_rate=1e-3, max_length=16)
     data = write_csv(tmp_path / "train.csv", classification_examples(32, seed=1))

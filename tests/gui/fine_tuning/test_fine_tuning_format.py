@@ -6,6 +6,7 @@ from fine_tuning_helpers import DATA
 
 from kbert.inference import AnswerResult
 from kbert.inference import AnswerSpan
+from kbert.inference import Choice
 from kbert.inference import Classification
 from kbert.inference import EntitySpan
 from kbert.inference import FillMaskResult
@@ -86,6 +87,8 @@ def test_probe_predictions_in_one_line():
     entities = [EntitySpan("PER", 0, 5, "Alice", 0.9), EntitySpan("LOC", 19, 23, "Rome", 0.625)]
     assert describe_prediction(entities) == "Alice [PER 90%], Rome [LOC 62%]"
     assert describe_prediction([]) == "(no entities)"
+    choice = Choice(2, "and left.", 0.5, (0.2, 0.05, 0.5, 0.25), ("a", "b", "and left.", "d"))
+    assert describe_prediction(choice) == "2: “and left.” 50% · 3: “d” 25% · 0: “a” 20%"
 
 
 def test_probe_list_lines():
