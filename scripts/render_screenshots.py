@@ -48,24 +48,47 @@ TRAINING_ROWS = [
     ("He wrote a long reply that evening.", "letter"),
 ]
 
-# A tiny SWAG-format file for the multiple-choice picture: (sent1, sent2, label, endings).
+# A small SWAG-format file for the multiple-choice picture, built from one rule: a context
+# about music is continued by dancing, one about letters by reading or writing, one about
+# the night by going to bed. Each row: (sent1, sent2, label, endings).
+_CHOICE_TOPICS = {
+    "music": (
+        ["The music began.", "The band struck up a reel.", "The fiddler began to play.",
+         "The ball opened with a dance.", "The couples took their places.",
+         "The music grew louder."],
+        ["danced a reel.", "danced with him.", "danced all night.", "danced till dawn.",
+         "danced the first dance.", "danced again."],
+    ),
+    "letter": (
+        ["The letter arrived.", "The post came early.", "Her sister wrote from London.",
+         "A note was brought in.", "The letter lay on the table.", "A letter came for him."],
+        ["read the letter.", "read it twice.", "wrote a reply.", "read it aloud.",
+         "wrote back at once.", "read every word."],
+    ),
+    "night": (
+        ["It was very late.", "The candles burned low.", "Everyone was tired.",
+         "The clock struck midnight.", "The house grew quiet.", "Night had fallen."],
+        ["went to bed.", "went to sleep.", "went up to bed.", "slept soundly.",
+         "went to bed early.", "fell asleep."],
+    ),
+}
 CHOICE_ROWS = [
-    ("The music began.", "She", 0,
-     ("danced with him.", "sealed a letter.", "fell asleep.", "sold the house.")),
-    ("The letter arrived.", "She", 1,
-     ("danced a reel.", "read it twice.", "rode to town.", "ate a pie.")),
-    ("The ball was over.", "They", 2,
-     ("wrote a reply.", "swam in the lake.", "drove home late.", "sang at dawn.")),
-    ("He asked for a dance.", "She", 3,
-     ("read the post.", "sealed it.", "slept.", "took his hand.")),
-    ("The couples took their places.", "The band", 0,
-     ("played a reel.", "wrote a letter.", "read aloud.", "went to bed.")),
-    ("She had no ink.", "She", 1,
-     ("danced all night.", "could not write.", "played cards.", "rode a horse.")),
-    ("It rained all day.", "They", 2,
-     ("danced outside.", "posted a ball.", "stayed indoors.", "swam in the sun.")),
-    ("The post came early.", "He", 3,
-     ("danced a jig.", "lost the ball.", "slept in.", "opened his letters.")),
+    (
+        contexts[row],
+        "They",
+        row % 3,
+        tuple(
+            # The right ending at position row % 3, the other topics' at the others.
+            endings_of[(row + column) % 6]
+            for column, endings_of in enumerate(
+                [_CHOICE_TOPICS[other][1] for other in _CHOICE_TOPICS if other != topic][: (row % 3)]
+                + [_CHOICE_TOPICS[topic][1]]
+                + [_CHOICE_TOPICS[other][1] for other in _CHOICE_TOPICS if other != topic][(row % 3):]
+            )
+        ),
+    )
+    for topic, (contexts, _) in _CHOICE_TOPICS.items()
+    for row in range(6)
 ]
 CHOICE_CONTEXT = "The music began again."
 CHOICE_ENDINGS = ["They danced a reel.", "They read the letter.", "They went to bed."]
@@ -236,11 +259,13 @@ def _multiple_choice(app, window, save):
         data = folder / "swag.csv"
         with open(data, "w", newline="", encoding="utf-8") as handle:
             writer = csv.writer(handle)
-            writer.writerow(["sent1", "sent2", "ending0", "ending1", "ending2", "ending3", "label"])
+            count = len(CHOICE_ROWS[0][3])
+            writer.writerow(["sent1", "sent2", *(f"ending{index}" for index in range(count)), "label"])
             for context, start, label, endings in CHOICE_ROWS:
                 writer.writerow([context, start, *endings, label])
-        settings = {"epochs": 10, "batch_size": 4, "learning_rate": 1e-3}
-        _train(app, tuning, "multiple-choice", data, folder / "run", settings)
+        # Enough steps for 8 rows to be learnt: the picture should show a choice.
+        settings = {"epochs": 60, "batch_size": 6, "learning_rate": 2e-3}
+        _train(app, tuning, "multiple-choice", data, folder / "swag-choices", settings)
         classify = _open_in_classify(app, window, tuning)
         wait_until(app, lambda: not classify.endings_editor.isHidden(), 120, "the endings")
         classify.set_choice(CHOICE_CONTEXT, CHOICE_ENDINGS)
