@@ -19,6 +19,7 @@ import keras
 import numpy as np
 import pytest
 from pretraining_helpers import make_shards
+from process_helpers import finished_outputs
 
 STEPS = 20
 TOLERANCE = 1e-5
@@ -102,19 +103,10 @@ def _start(tmp_path, name, devices, distributed, data, vocabulary, process_id=No
 
 def _results(processes):
     """Each process's RESULT line; every process is ended, whatever happens."""
-    outputs = []
-    try:
-        for process in processes:
-            stdout, stderr = process.communicate(timeout=PROCESS_TIMEOUT)
-            assert process.returncode == 0, stderr[-3000:]
-            line = next(line for line in stdout.splitlines() if line.startswith("RESULT"))
-            outputs.append(json.loads(line[len("RESULT"):]))
-    finally:
-        for process in processes:
-            if process.poll() is None:
-                process.kill()
-                process.communicate()
-    return outputs
+    return [
+        json.loads(next(line for line in stdout.splitlines() if line.startswith("RESULT"))[6:])
+        for stdout in finished_outputs(processes, PROCESS_TIMEOUT)
+    ]
 
 
 @pytest.mark.slow
