@@ -219,6 +219,15 @@ def add_parser(subparsers):
         help="replicate the model on every local device and split each batch between them "
         "(JAX: keras.distribution; TensorFlow: MirroredStrategy over its GPUs)",
     )
+    training.add_argument(
+        "--distributed",
+        action="store_true",
+        help="JAX: join a multi-process run (implies --data-parallel; the first process "
+        "writes OUTPUT); every process runs the same command with "
+        "KERAS_DISTRIBUTION_JOB_ADDRESSES=host:port, KERAS_DISTRIBUTION_NUM_PROCESSES and "
+        "KERAS_DISTRIBUTION_PROCESS_ID set, or inside a cluster JAX detects (SLURM, Open "
+        "MPI, Cloud TPU)",
+    )
     search = parser.add_argument_group("search (the paper's fine-tuning procedure)")
     search.add_argument(
         "--search",
@@ -261,8 +270,15 @@ def run(args):
     from kbert.training.cancellation_token import CancellationToken
     from kbert.finetuning import FineTuningConfig
     from kbert.training import ProgressEvents
+    from kbert.training.distribution import initialize_distributed
     from kbert.training.optimization import describe_precision
 
+    if args.distributed and args.search is not None:
+        raise ValueError(
+            "--search shares its trials between processes by itself: run it without "
+            "--distributed (each trial may use --data-parallel)."
+        )
+    distributed = initialize_distributed(True if args.distributed else None)
     config = FineTuningConfig(
         epochs=args.epochs,
         batch_size=args.batch_size,
@@ -277,7 +293,7 @@ def run(args):
         patience=args.patience,
         seed=args.seed,
         checkpoint_every=args.checkpoint_every,
-        data_parallel=args.data_parallel,
+        data_parallel=args.data_parallel or distributed,
     )
     print(f"precision: {describe_precision(config.precision)}", file=sys.stderr)
     token = CancellationToken()
