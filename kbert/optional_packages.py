@@ -2,7 +2,7 @@
 
 `pip install kbert` brings Keras, JAX (the default backend) and what the core uses. The
 other backends and the desktop app are extras: `kbert[tensorflow]`, `kbert[torch]`,
-`kbert[gui]`, or `kbert[all]` for every one. Code that finds one missing (the command
+`kbert[gui]`, `kbert[search]` (Optuna, for `kbert finetune --search`), or `kbert[all]` for every one. Code that finds one missing (the command
 line, the lazy package attributes, the Google checkpoint reader) turns the bare
 `ModuleNotFoundError` into a message naming the extra.
 """
@@ -13,6 +13,7 @@ EXTRAS = {
     "torch": ("PyTorch", "torch"),
     "PySide6": ("PySide6 (the desktop app)", "gui"),
     "shiboken6": ("PySide6 (the desktop app)", "gui"),
+    "optuna": ("Optuna (the fine-tuning search)", "search"),
 }
 
 

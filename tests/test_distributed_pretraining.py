@@ -8,17 +8,15 @@ collectives (gloo). Every process runs under a timeout and the pair is killed if
 hangs, so the test ends by itself.
 """
 
-import json
-import os
 import pathlib
-import socket
-import subprocess
-import sys
 
 import keras
 import numpy as np
 import pytest
 from pretraining_helpers import make_shards
+from process_helpers import free_port
+from process_helpers import result_lines
+from process_helpers import start_jax_worker
 
 STEPS = 20
 TOLERANCE = 1e-5
@@ -61,12 +59,6 @@ print("RESULT" + json.dumps({{
 """
 
 
-def _free_port():
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 def _start(tmp_path, name, devices, distributed, data, vocabulary, process_id=None, port=None):
     script = _WORKER.format(
         tests=str(pathlib.Path(__file__).parent),
@@ -76,45 +68,7 @@ def _start(tmp_path, name, devices, distributed, data, vocabulary, process_id=No
         output=str(tmp_path / name),
         data=str(data),
     )
-    environment = {
-        key: value for key, value in os.environ.items() if not key.startswith("KERAS_DISTRIBUTION")
-    }
-    environment.update(
-        KERAS_BACKEND="jax",
-        JAX_PLATFORMS="cpu",
-        XLA_FLAGS=f"{os.environ.get('XLA_FLAGS', '')} "
-        f"--xla_force_host_platform_device_count={devices}",
-    )
-    if distributed:
-        environment.update(
-            KERAS_DISTRIBUTION_JOB_ADDRESSES=f"127.0.0.1:{port}",
-            KERAS_DISTRIBUTION_NUM_PROCESSES="2",
-            KERAS_DISTRIBUTION_PROCESS_ID=str(process_id),
-        )
-    return subprocess.Popen(
-        [sys.executable, "-c", script],
-        env=environment,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-
-
-def _results(processes):
-    """Each process's RESULT line; every process is ended, whatever happens."""
-    outputs = []
-    try:
-        for process in processes:
-            stdout, stderr = process.communicate(timeout=PROCESS_TIMEOUT)
-            assert process.returncode == 0, stderr[-3000:]
-            line = next(line for line in stdout.splitlines() if line.startswith("RESULT"))
-            outputs.append(json.loads(line[len("RESULT"):]))
-    finally:
-        for process in processes:
-            if process.poll() is None:
-                process.kill()
-                process.communicate()
-    return outputs
+    return start_jax_worker(script, devices, process_id, port if distributed else None)
 
 
 @pytest.mark.slow
@@ -126,13 +80,14 @@ def test_two_processes_train_step_for_step_like_one_with_as_many_devices(tmp_pat
     vocabulary_folder = tmp_path / "corpus"
     data, _ = make_shards(vocabulary_folder)
     vocabulary = vocabulary_folder / "vocab.txt"
-    port = _free_port()
+    port = free_port()
     pair = [
         _start(tmp_path, f"process-{index}", 2, True, data, vocabulary, index, port)
         for index in range(2)
     ]
-    first, second = _results(pair)
-    (alone,) = _results([_start(tmp_path, "alone", 4, False, data, vocabulary)])
+    first, second = result_lines(pair, PROCESS_TIMEOUT)
+    alone_process = _start(tmp_path, "alone", 4, False, data, vocabulary)
+    (alone,) = result_lines([alone_process], PROCESS_TIMEOUT)
 
     assert {first["process"], second["process"]} == {0, 1}
     for run in (first, second, alone):

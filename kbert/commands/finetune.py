@@ -10,10 +10,13 @@ import sys
 
 from kbert.commands import EXIT_OK
 from kbert.commands import MODEL_HELP
+from kbert.commands.search_report import format_trial
+from kbert.commands.search_report import print_search_result
 from kbert.commands.training_progress import TrainingProgressBar
 from kbert.commands.training_progress import format_value
 from kbert.data.question_windowing import QuestionWindowing
 from kbert.finetuning.task_specs import TASK_NAMES
+from kbert.finetuning.search_space import SYNTAX_HELP
 from kbert.finetuning.task_specs import TASK_SPECS
 from kbert.preprocessing.length_buckets import DEFAULT_BATCH_SIZE
 from kbert.training.adam_epsilon import EPSILON_STYLES
@@ -216,6 +219,31 @@ def add_parser(subparsers):
         help="replicate the model on every local device and split each batch between them "
         "(JAX: keras.distribution; TensorFlow: MirroredStrategy over its GPUs)",
     )
+    training.add_argument(
+        "--distributed",
+        action="store_true",
+        help="JAX: join a multi-process run (implies --data-parallel; the first process "
+        "writes OUTPUT); every process runs the same command with "
+        "KERAS_DISTRIBUTION_JOB_ADDRESSES=host:port, KERAS_DISTRIBUTION_NUM_PROCESSES and "
+        "KERAS_DISTRIBUTION_PROCESS_ID set, or inside a cluster JAX detects (SLURM, Open "
+        "MPI, Cloud TPU)",
+    )
+    search = parser.add_argument_group("search (the paper's fine-tuning procedure)")
+    search.add_argument(
+        "--search",
+        metavar="GRID",
+        help="fine-tune once per point of GRID, each run in OUTPUT/trials/, the best by the "
+        "--eval metric kept as OUTPUT/model, every trial in OUTPUT/search_trials.csv and "
+        f".json; GRID is {SYNTAX_HELP}. Run the same command again to resume, or in "
+        "several processes at once to share the trials (Optuna, OUTPUT/search.journal)",
+    )
+    search.add_argument(
+        "--restarts",
+        type=int,
+        default=1,
+        metavar="N",
+        help="with --search: N runs per grid point, seeds --seed, --seed + 1, ... (default: 1)",
+    )
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     parser.set_defaults(run=run)
 
@@ -242,8 +270,15 @@ def run(args):
     from kbert.training.cancellation_token import CancellationToken
     from kbert.finetuning import FineTuningConfig
     from kbert.training import ProgressEvents
+    from kbert.training.distribution import initialize_distributed
     from kbert.training.optimization import describe_precision
 
+    if args.distributed and args.search is not None:
+        raise ValueError(
+            "--search shares its trials between processes by itself: run it without "
+            "--distributed (each trial may use --data-parallel)."
+        )
+    distributed = initialize_distributed(True if args.distributed else None)
     config = FineTuningConfig(
         epochs=args.epochs,
         batch_size=args.batch_size,
@@ -258,7 +293,7 @@ def run(args):
         patience=args.patience,
         seed=args.seed,
         checkpoint_every=args.checkpoint_every,
-        data_parallel=args.data_parallel,
+        data_parallel=args.data_parallel or distributed,
     )
     print(f"precision: {describe_precision(config.precision)}", file=sys.stderr)
     token = CancellationToken()
@@ -275,6 +310,8 @@ def run(args):
         bar.close()
     if args.json:
         print(json.dumps(result.to_dict(), ensure_ascii=False))
+    elif args.search is not None:
+        print_search_result(result)
     elif hasattr(result, "history"):
         _print_result(result)
     else:
@@ -289,13 +326,45 @@ def _runner(args, config, progress, token):
 
         if args.patience is not None:
             raise ValueError("--patience is for fine-tuning; masked-lm runs a fixed number of steps.")
+        if args.search is not None:
+            raise ValueError("--search is for fine-tuning; masked-lm has no dev metric to rank by.")
         return ContinuedPretraining(
             args.model, args.output, config.to_dict(), [progress], token
         )
+    task = task_from_arguments(args, metric=args.metric)
+    if args.search is not None:
+        from kbert.finetuning import FineTuningSearch
+
+        return _SearchRun(
+            FineTuningSearch(
+                task, args.model, args.output, args.search, config, args.restarts,
+                [progress, _TrialLines()], token,
+            )
+        )
+    if args.restarts != 1:
+        raise ValueError("--restarts goes with --search.")
     from kbert.finetuning import FineTuner
 
-    task = task_from_arguments(args, metric=args.metric)
     return FineTuner(task, args.model, args.output, config, [progress], token)
+
+
+class _SearchRun:
+    """A search run like a single one: `run(train, eval, resume)` (a search always resumes)."""
+
+    def __init__(self, search):
+        self.search = search
+
+    def run(self, train, evaluation, resume=False):
+        if evaluation is None:
+            raise ValueError("--search needs --eval: the dev set ranks the trials.")
+        return self.search.run(train, evaluation)
+
+
+class _TrialLines:
+    """Prints one line per finished trial to stderr, beside the progress bars."""
+
+    def on_trial_end(self, row):
+        print(format_trial(row), file=sys.stderr)
 
 
 def _print_pretraining_result(result):

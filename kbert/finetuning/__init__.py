@@ -4,7 +4,8 @@ Plain Keras underneath: `FineTuner` calls `model.fit` on a `BucketedDataset` wit
 optimiser of `kbert.training.create_optimizer`, adding evaluation, best-model keeping,
 early stopping, resumable checkpoints, progress callbacks and cancellation. What each
 task is (its name, data, columns, head, metrics, probe) is declared once in
-`kbert.finetuning.task_specs`; a `FineTuningAdapter` per task reads its data, builds its
+`kbert.finetuning.task_specs`; `FineTuningSearch` runs a grid of `FineTuner`s (the
+paper's search) on an Optuna study several processes share; a `FineTuningAdapter` per task reads its data, builds its
 features and scores a model (`make_adapter(name)` gives the one for a task name).
 
 May import `kbert.training`, `kbert.models`, `kbert.preprocessing`, `kbert.inference`,
@@ -23,8 +24,11 @@ _PUBLIC_NAMES = names_by_module(
         "kbert.finetuning.fine_tuning_adapter": ("FineTuningAdapter",),
         "kbert.finetuning.fine_tuning_config": ("FineTuningConfig",),
         "kbert.finetuning.fine_tuning_result": ("FineTuningResult",),
+        "kbert.finetuning.fine_tuning_search": ("FineTuningSearch",),
         "kbert.finetuning.multiple_choice_adapter": ("MultipleChoiceAdapter",),
         "kbert.finetuning.question_answering_adapter": ("QuestionAnsweringAdapter",),
+        "kbert.finetuning.search_result": ("SearchResult",),
+        "kbert.finetuning.search_space": ("SearchSpace",),
         "kbert.finetuning.task_spec": ("TaskSpec",),
         "kbert.finetuning.task_specs": ("TASK_NAMES", "TASK_SPECS", "task_spec"),
         "kbert.finetuning.token_classification_adapter": ("TokenClassificationAdapter",),

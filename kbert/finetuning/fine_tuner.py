@@ -21,6 +21,7 @@ from kbert.finetuning.fine_tuning_adapter import FineTuningAdapter
 from kbert.finetuning.fine_tuning_adapter import model_limits
 from kbert.finetuning.adapter_registry import make_adapter
 from kbert.training.distribution import data_parallel
+from kbert.training.distribution import writes_outputs
 from kbert.training.optimization import create_optimizer
 from kbert.training.optimization import precision_policy
 from kbert.training.random_seed import set_random_seed
@@ -57,6 +58,10 @@ class FineTuner:
     local device (`kbert.training.distribution.data_parallel`: `keras.distribution`
     on JAX, `tf.distribute.MirroredStrategy` over TensorFlow's GPUs) and every batch
     split between them; the run follows the one-device run with the same batches.
+    Under several processes (`kbert.training.distribution.initialize_distributed`, then
+    `data_parallel`), each process feeds its share of every batch, all of them evaluate,
+    and the first one alone writes `output_dir` (model and checkpoint; it must be a
+    folder every process reads, to resume).
 
     Cancellation: `cancellation` is a `CancellationToken` (or `threading.Event`)
     checked after every batch; when set, the run writes a checkpoint and returns a
@@ -106,7 +111,6 @@ class FineTuner:
     def preset_path(self):
         return self.output_dir / MODEL_FOLDER
 
-    @exclusive_output
     def run(self, train, evaluation=None, resume=False):
         """Fine-tunes; returns a `FineTuningResult`.
 
@@ -116,6 +120,19 @@ class FineTuner:
             resume: continue the run whose checkpoint is in `output_dir` (a fresh
                 run starts when there is none).
         """
+        if writes_outputs():
+            return self._locked_run(train, evaluation, resume)
+        # The other processes of a multi-process run hold the same replicated model and
+        # write nothing: the first one writes the model and the checkpoint for all.
+        if not isinstance(self.checkpoint, _ReadOnlyCheckpoint):
+            self.checkpoint = _ReadOnlyCheckpoint(self.checkpoint)
+        return self._run(train, evaluation, resume)
+
+    @exclusive_output
+    def _locked_run(self, train, evaluation, resume):
+        return self._run(train, evaluation, resume)
+
+    def _run(self, train, evaluation, resume):
         train_examples, eval_examples, label_names = self._read_data(train, evaluation)
         state = self._start_state(label_names, training_data_fingerprint(train_examples), resume)
         # Everything the model touches is built, compiled and run inside the block.
@@ -264,6 +281,9 @@ class FineTuner:
         }
 
     def _start_state(self, label_names, data_fingerprint, resume):
+        if isinstance(self.checkpoint, _ReadOnlyCheckpoint):
+            # The first process checks the folder; it may be writing there already.
+            resume = True
         return start_state(
             self.checkpoint,
             self.output_dir,
@@ -297,11 +317,12 @@ class FineTuner:
             state["best_metric"] = score
             state["best_epoch"] = logs["epoch"]
             state["epochs_without_improvement"] = 0
-            model.save_to_preset(
-                self.preset_path,
-                tokenizer=tokenizer,
-                metadata={"fine_tuning": {"epoch": logs["epoch"], **_json_floats(logs)}},
-            )
+            if not isinstance(self.checkpoint, _ReadOnlyCheckpoint):
+                model.save_to_preset(
+                    self.preset_path,
+                    tokenizer=tokenizer,
+                    metadata={"fine_tuning": {"epoch": logs["epoch"], **_json_floats(logs)}},
+                )
             logger.debug("Epoch %d: saved the model to %s.", logs["epoch"], self.preset_path)
         else:
             state["epochs_without_improvement"] += 1
@@ -332,6 +353,20 @@ class FineTuner:
             function = getattr(callback, method, None)
             if function is not None:
                 function(*args)
+
+
+class _ReadOnlyCheckpoint:
+    """A `TrainingCheckpoint` that is read but never written (by the processes of a
+    multi-process run but the first)."""
+
+    def __init__(self, checkpoint):
+        self._checkpoint = checkpoint
+
+    def __getattr__(self, name):
+        return getattr(self._checkpoint, name)
+
+    def save(self, model, state):
+        """The first process writes the checkpoint of every process."""
 
 
 def _backend():

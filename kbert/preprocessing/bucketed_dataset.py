@@ -8,6 +8,7 @@ import numpy as np
 from kbert.argument_checks import check_positive_int
 from kbert.preprocessing.data_parallel_rows import data_parallel_replicas
 from kbert.preprocessing.data_parallel_rows import filled_weights
+from kbert.preprocessing.data_parallel_rows import process_share
 from kbert.preprocessing.choice_rows import as_rows
 from kbert.preprocessing.choice_rows import check_row_lengths
 from kbert.preprocessing.choice_rows import choice_count
@@ -332,7 +333,13 @@ class _EpochView(keras.utils.PyDataset):
     def __getitem__(self, index):
         if not 0 <= index < len(self):
             raise IndexError(f"Batch index {index} out of range [0, {len(self)}).")
-        return self.dataset.batch(self.epoch, self.start_batch + index)
+        batch = self.dataset.batch(self.epoch, self.start_batch + index)
+        # Several processes (`--distributed`): each feeds its share of the global batch
+        # (the devices divide the filled batch, so every share is whole).
+        process, processes = process_share()
+        if processes == 1:
+            return batch
+        return _map_leaves(lambda leaf: np.split(leaf, processes)[process], batch)
 
     def example_indices(self, index):
         return self.dataset.example_indices(self.start_batch + index, self.epoch)

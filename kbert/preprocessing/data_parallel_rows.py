@@ -22,6 +22,18 @@ def data_parallel_replicas():
     return int(mesh.shape[list(mesh.axis_names).index(distribution.batch_dim_name)])
 
 
+def process_share():
+    """`(index, count)`: this process's share of every global batch under the current
+    distribution, `(0, 1)` for a single process. Process `i` of `P` feeds rows
+    `[i * B / P, (i + 1) * B / P)` of each global batch `B`, as Keras shards a
+    `tf.data` pipeline."""
+    if keras.backend.backend() != "jax" or keras.distribution.distribution() is None:
+        return 0, 1
+    import jax
+
+    return jax.process_index(), jax.process_count()
+
+
 def filled_weights(labels, sample_weights, rows, filled, length):
     """Sample weights of a batch of `rows` filled up to `filled` rows of `length` tokens.
 

@@ -9,9 +9,10 @@ a `BucketedDataset`, an evaluation's last) is filled up with rows that weigh not
 one device; only the logged training loss, Keras' mean over a batch's rows, counts the
 fillers' rows too. On JAX it goes
 through `keras.distribution.DataParallel` (the same code path on one device); on
-TensorFlow through a `tf.distribute.MirroredStrategy` scope over the local GPUs
-(none with fewer than two: the default strategy computes the same); on PyTorch kbert
-trains on a single device (Keras has no distribution support for torch).
+TensorFlow through a `tf.distribute.TPUStrategy` when there is a TPU (`TPU_NAME`, or
+a TPU VM's own chips: `tpu_address`), else a `MirroredStrategy` scope over the local
+GPUs (none with fewer than two: the default strategy computes the same); on PyTorch
+kbert warns and trains on a single device (Keras has no distribution support for torch).
 
 Model parallelism for the large sizes (JAX only): `layout_map_for` shards the
 attention's fused query/key/value kernel and the feed-forward kernels along a
@@ -46,9 +47,12 @@ import os
 
 import keras
 
+from kbert.preprocessing.data_parallel_rows import process_share  # noqa: F401 (re-exported)
+
 logger = logging.getLogger("kbert.training")
 
 MULTI_HOST_VARIABLE = "KBERT_JAX_DISTRIBUTED"
+TPU_VARIABLE = "TPU_NAME"
 
 
 def initialize_distributed(enabled=None):
@@ -83,15 +87,14 @@ def initialize_distributed(enabled=None):
     return True
 
 
-def process_share():
-    """`(index, count)`: this process's share of every global batch under the current
-    distribution, `(0, 1)` for a single process."""
-    distribution = keras.distribution.distribution() if keras.backend.backend() == "jax" else None
-    if distribution is None:
-        return 0, 1
+def writes_outputs():
+    """Whether this process writes the run's files: the first of a multi-process run
+    (every process holds the same replicated model), the only one otherwise."""
+    if keras.backend.backend() != "jax":
+        return True
     import jax
 
-    return jax.process_index(), jax.process_count()
+    return jax.process_index() == 0
 
 
 @contextlib.contextmanager
@@ -124,23 +127,65 @@ def data_parallel(enabled=True):
     elif backend == "tensorflow":
         import tensorflow as tf
 
-        gpus = tf.config.list_logical_devices("GPU")
-        if len(gpus) < 2:
+        tpu = tpu_address()
+        if tpu is not None:
+            strategy = tpu_strategy(tpu)
+        elif len(tf.config.list_logical_devices("GPU")) < 2:
             # One device: TensorFlow's default strategy is the same computation.
             logger.info(
                 "Data parallel: one TensorFlow device, no MirroredStrategy needed."
             )
             yield 1
             return
-        strategy = tf.distribute.MirroredStrategy()
-        logger.info("Data parallel over %d replica(s).", strategy.num_replicas_in_sync)
+        else:
+            strategy = tf.distribute.MirroredStrategy()
+        logger.info(
+            "Data parallel over %d replica(s) (%s).",
+            strategy.num_replicas_in_sync,
+            type(strategy).__name__,
+        )
         with strategy.scope():
             yield strategy.num_replicas_in_sync
     else:
-        logger.info(
-            "Data parallelism is not available on %s: training on one device.", backend
+        logger.warning(
+            "Keras has no distribution support for %s: --data-parallel trains on one "
+            "device (use the JAX or TensorFlow backend to use several).",
+            backend,
         )
         yield 1
+
+
+def tpu_address():
+    """The TPU to train on: `TPU_NAME` (a name or grpc:// address, as Cloud TPU tools
+    set it), "local" on a TPU VM (its chips are /dev/accel*), or None without a TPU."""
+    name = os.environ.get(TPU_VARIABLE)
+    if name:
+        return name
+    return "local" if os.path.exists("/dev/accel0") else None
+
+
+def tpu_strategy(tpu):
+    """A `tf.distribute.TPUStrategy` on the TPU `tpu`, connected and initialised.
+
+    Raises:
+        ValueError: naming the TPU and the resolver's error when it cannot connect.
+    """
+    import tensorflow as tf
+
+    try:
+        resolver = tf.distribute.cluster_resolver.TPUClusterResolver(tpu=tpu)
+        if tpu != "local":
+            tf.config.experimental_connect_to_cluster(resolver)
+        tf.tpu.experimental.initialize_tpu_system(resolver)
+    except Exception as error:  # The resolver raises ValueError, URLError, OpErrors...
+        message = str(error).splitlines()[0] if str(error) else type(error).__name__
+        raise ValueError(
+            f"Cannot connect to the TPU {tpu!r} (TPUClusterResolver): {message}. Set "
+            f"{TPU_VARIABLE} to the TPU's name or grpc:// address, or unset it to train "
+            "without a TPU."
+        ) from None
+    logger.info("TPU %r: %d cores.", tpu, len(tf.config.list_logical_devices("TPU")))
+    return tf.distribute.TPUStrategy(resolver)
 
 
 def layout_map_for(backbone_config, mesh):

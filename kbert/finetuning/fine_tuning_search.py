@@ -1,0 +1,340 @@
+"""A fine-tuning search (BERT's Appendix A.3 grid, or any grid, times restarts) on Optuna.
+
+Each trial is a full `FineTuner` run in its own folder; the search itself is an Optuna
+study in a journal file of the output folder, which any number of processes, on one
+machine or on several sharing the folder, work through together.
+"""
+
+import contextlib
+import json
+import logging
+import math
+import os
+import pathlib
+import shutil
+import socket
+import time
+
+from kbert.files import OutputLock
+from kbert.files import OutputLockedError
+from kbert.files import write_json_atomically
+from kbert.files import write_text_atomically
+from kbert.files.atomic_folder import staged_folder
+from kbert.finetuning.adapter_registry import make_adapter
+from kbert.finetuning.fine_tuner import FineTuner
+from kbert.finetuning.fine_tuning_config import FineTuningConfig
+from kbert.finetuning.fine_tuning_result import CANCELLED
+from kbert.finetuning.search_result import SEARCH_CANCELLED
+from kbert.finetuning.search_result import SEARCH_COMPLETED
+from kbert.finetuning.search_result import SEARCH_INCOMPLETE
+from kbert.finetuning.search_result import SearchResult
+from kbert.finetuning.search_result import table_csv
+from kbert.finetuning.search_space import SearchSpace
+from kbert.optional_packages import require_extra
+from kbert.training.run_state import MODEL_FOLDER
+
+logger = logging.getLogger("kbert.finetuning")
+
+STUDY_NAME = "kbert-search"
+JOURNAL_FILE = "search.journal"  # Optuna's journal: every trial of the search
+CLAIM_LOCK_FILE = "search_claims"  # its ".lock" is held while a process picks a trial
+TRIALS_FOLDER = "trials"
+TABLE_CSV = "search_trials.csv"
+TABLE_JSON = "search_trials.json"
+
+
+class FineTuningSearch:
+    """Fine-tunes once per grid point and restart; keeps the best by the dev metric.
+
+    The trials are every point of `space` times `restarts` seeds (`config.seed`,
+    `config.seed + 1`, ...: the paper's random restarts, which change the new head's
+    initialisation, dropout and the data order). Trial `i` fine-tunes in
+    `output_dir/trials/trial-iii` with `config` changed by its point; it is scored on
+    the evaluation data after every epoch and its best epoch counts. When every trial
+    has finished, the best one's model is copied to `output_dir/model`, and
+    `output_dir/search_trials.csv` and `.json` hold the table of every trial.
+
+    Sharing and resuming go through Optuna: the study lives in
+    `output_dir/search.journal` (`optuna.storages.JournalStorage`, safe for several
+    processes and for a folder shared between machines), each trial an enqueued Optuna
+    trial that one process pops. Several processes running the same search on the same
+    folder split its trials; a finished trial is never run again. A process holds its
+    trial folder's `OutputLock` while it runs the trial, so a trial whose process died
+    (the kernel drops its lock) is seen as abandoned by the next process that looks and
+    run again, continuing from its training checkpoint.
+
+    Args:
+        task: a `FineTuningAdapter` or a task name.
+        preset: the preset every trial starts from.
+        output_dir: the search's folder (new or holding this same search).
+        space: a `SearchSpace`, or its text ("paper", "learning_rate=3e-5,2e-5;...").
+        config: the `FineTuningConfig` the trials change; None for the defaults.
+        restarts: seeds per grid point.
+        callbacks: passed to every trial's `FineTuner`; those with `on_trial_end(row)`
+            hear of every finished trial.
+        cancellation: an object with `is_set()`, checked after every batch.
+
+    Example:
+
+    >>> search = FineTuningSearch("classification", "bert-base-uncased", "runs/sst2",
+    ...                           "paper", restarts=2)
+    >>> result = search.run("train.csv", "dev.csv")
+    >>> result.best["accuracy"], result.preset_path
+    """
+
+    def __init__(
+        self, task, preset, output_dir, space, config=None, restarts=1, callbacks=(),
+        cancellation=None,
+    ):
+        self.task = make_adapter(task) if isinstance(task, str) else task
+        self.preset = preset
+        self.output_dir = pathlib.Path(output_dir).expanduser()
+        self.space = space if isinstance(space, SearchSpace) else SearchSpace.parse(space)
+        self.config = config if config is not None else FineTuningConfig()
+        if isinstance(restarts, bool) or not isinstance(restarts, int) or restarts < 1:
+            raise ValueError(f"`restarts` must be an integer >= 1. Received: restarts={restarts!r}")
+        self.restarts = restarts
+        self.callbacks = list(callbacks)
+        self.cancellation = cancellation
+        self.trials = [
+            (point, restart) for point in self.space.points() for restart in range(restarts)
+        ]
+
+    def trial_config(self, index):
+        """The `FineTuningConfig` of trial `index`."""
+        point, restart = self.trials[index]
+        return self.config.replace(**point, seed=self.config.seed + restart)
+
+    def trial_folder(self, index):
+        return self.output_dir / TRIALS_FOLDER / f"trial-{index:03d}"
+
+    @property
+    def preset_path(self):
+        return self.output_dir / MODEL_FOLDER
+
+    def run(self, train, evaluation):
+        """Runs the trials no process has run or is running; returns a `SearchResult`.
+
+        Args:
+            train: the training examples, or a file the task reads.
+            evaluation: the dev examples or file that rank the trials (required).
+        """
+        if evaluation is None:
+            raise ValueError("A search needs evaluation data: the dev set ranks the trials.")
+        optuna = require_extra("optuna", "A fine-tuning search")
+        self.output_dir.mkdir(parents=True, exist_ok=True)
+        study = self._study(optuna)
+        trials_run = 0
+        while True:
+            claim = self._claim(optuna, study)
+            if claim is None:
+                break
+            trial, index, lock = claim
+            try:
+                status = self._run_trial(optuna, study, trial, index, train, evaluation)
+            finally:
+                lock.release()
+            trials_run += 1
+            if status == CANCELLED:
+                return self._finish(optuna, study, trials_run, cancelled=True)
+        return self._finish(optuna, study, trials_run)
+
+    # --- The study -----------------------------------------------------------------------
+
+    def _settings(self):
+        """What every process sharing the search must agree on (as JSON stores it)."""
+        settings = {
+            "task": self.task.options(),
+            "preset": str(self.preset),
+            "space": self.space.to_dict(),
+            "restarts": self.restarts,
+            "config": self.config.to_dict(),
+        }
+        return json.loads(json.dumps(settings))
+
+    def _study(self, optuna):
+        journal = optuna.storages.journal
+        storage = journal.JournalStorage(
+            journal.JournalFileBackend(str(self.output_dir / JOURNAL_FILE))
+        )
+        with self._claim_lock(optuna):
+            study = optuna.create_study(
+                study_name=STUDY_NAME, storage=storage, direction="maximize", load_if_exists=True
+            )
+            settings = study.user_attrs.get("settings")
+            if settings is None:
+                study.set_user_attr("settings", self._settings())
+            elif settings != self._settings():
+                from kbert.training.run_state import describe_differences
+
+                raise ValueError(
+                    f"{str(self.output_dir)!r} holds another search "
+                    f"({describe_differences(settings, self._settings())}). Run it with its "
+                    "own settings, or choose another output folder."
+                )
+        return study
+
+    @contextlib.contextmanager
+    def _claim_lock(self, optuna):
+        """One process at a time looks at the trials and takes one (Optuna's file lock)."""
+        lock = optuna.storages.journal.JournalFileOpenLock(
+            str(self.output_dir / CLAIM_LOCK_FILE)
+        )
+        lock.acquire()  # Blocks; a lock left by a killed process expires after 30 s.
+        try:
+            yield
+        finally:
+            lock.release()
+
+    def _claim(self, optuna, study):
+        """`(trial, index, lock)` of the next trial for this process, its folder locked;
+        None when every trial has finished or is being run by another process."""
+        states = optuna.trial.TrialState
+        with self._claim_lock(optuna):
+            finished, taken = set(), set()
+            for trial in study.get_trials(deepcopy=False):
+                index = trial.user_attrs.get("trial_index")
+                if trial.state == states.COMPLETE:
+                    finished.add(index)
+                elif trial.state == states.WAITING:
+                    taken.add(index)
+                elif trial.state == states.RUNNING:
+                    if self._is_running(index):
+                        taken.add(index)
+                    else:
+                        logger.info("Trial %d was abandoned (its process ended).", index)
+                        study.tell(trial.number, state=states.FAIL)
+            for index in range(len(self.trials)):
+                if index not in finished and index not in taken:
+                    study.enqueue_trial(self._params(index), user_attrs={"trial_index": index})
+            if not study.get_trials(deepcopy=False, states=(states.WAITING,)):
+                return None
+            trial = study.ask()
+            index = trial.user_attrs["trial_index"]
+            lock = OutputLock(self.trial_folder(index))
+            lock.acquire()
+        return trial, index, lock
+
+    def _is_running(self, index):
+        """Whether some process holds trial `index`'s folder (runs it)."""
+        lock = OutputLock(self.trial_folder(index))
+        try:
+            lock.acquire()
+        except OutputLockedError:
+            return True
+        lock.release()
+        return False
+
+    def _params(self, index):
+        point, restart = self.trials[index]
+        return dict(point, restart=restart)
+
+    # --- One trial -----------------------------------------------------------------------
+
+    def _run_trial(self, optuna, study, trial, index, train, evaluation):
+        """Fine-tunes trial `index` (resuming its checkpoint if it has one); its status."""
+        for name, values in self.space.grid.items():
+            trial.suggest_categorical(name, values)  # The enqueued value, recorded by Optuna.
+        trial.suggest_categorical("restart", list(range(self.restarts)))
+        config = self.trial_config(index)
+        logger.info(
+            "Trial %d of %d: %s, seed %d.",
+            index + 1, len(self.trials), self._params(index), config.seed,
+        )
+        tuner = FineTuner(
+            self.task, self.preset, self.trial_folder(index), config, self.callbacks,
+            self.cancellation,
+        )
+        started = time.perf_counter()
+        try:
+            result = tuner.run(train, evaluation, resume=True)
+        except BaseException:
+            study.tell(trial, state=optuna.trial.TrialState.FAIL)
+            raise
+        if result.status == CANCELLED or result.best_metric is None:
+            study.tell(trial, state=optuna.trial.TrialState.FAIL)
+            return result.status
+        row = self._row(index, config, result, time.perf_counter() - started)
+        trial.set_user_attr("row", row)
+        study.tell(trial, result.best_metric)
+        for callback in self.callbacks:
+            if hasattr(callback, "on_trial_end"):
+                callback.on_trial_end(row)
+        return result.status
+
+    def _row(self, index, config, result, seconds):
+        point, restart = self.trials[index]
+        best_logs = next(e for e in result.history if e["epoch"] == result.best_epoch)
+        row = {"trial": index, **point, "restart": restart, "seed": config.seed}
+        row["status"] = result.status
+        row[result.metric] = result.best_metric
+        row["best_epoch"] = result.best_epoch
+        for key, value in best_logs.items():
+            if key not in ("epoch", "learning_rate", result.metric):
+                row["train_loss" if key == "loss" else key] = _plain(value)
+        row["time_s"] = round(seconds, 3)
+        row["process"] = f"{socket.gethostname()}:{os.getpid()}"
+        row["folder"] = os.path.relpath(self.trial_folder(index), self.output_dir)
+        return row
+
+    # --- The end -------------------------------------------------------------------------
+
+    def _finish(self, optuna, study, trials_run, cancelled=False):
+        """Writes the table (and the best model once every trial is done); the result."""
+        with self._claim_lock(optuna):
+            completed = study.get_trials(
+                deepcopy=False, states=(optuna.trial.TrialState.COMPLETE,)
+            )
+            rows = {trial.user_attrs["trial_index"]: trial.user_attrs["row"] for trial in completed}
+            rows = [rows[index] for index in sorted(rows)]
+            metric = self.task.metric
+            best = max(rows, key=lambda row: (row[metric], -row["trial"])) if rows else None
+            done = len(rows) == len(self.trials)
+            if done:
+                self._keep_best(best)
+            paths = self._write_table(rows, best, metric)
+        status = SEARCH_CANCELLED if cancelled else SEARCH_COMPLETED if done else SEARCH_INCOMPLETE
+        return SearchResult(
+            status=status,
+            metric=metric,
+            trials=rows,
+            best=best,
+            preset_path=self.preset_path if done else None,
+            table_paths=paths,
+            total_trials=len(self.trials),
+            trials_run=trials_run,
+        )
+
+    def _keep_best(self, best):
+        source = self.output_dir / best["folder"] / MODEL_FOLDER
+        with staged_folder(self.preset_path) as staging:
+            shutil.copytree(source, staging, dirs_exist_ok=True)
+        metric = self.task.metric
+        logger.info(
+            "Best trial: %d (%s %s), kept as %s.", best["trial"], metric, best[metric],
+            self.preset_path,
+        )
+
+    def _write_table(self, rows, best, metric):
+        csv_path, json_path = self.output_dir / TABLE_CSV, self.output_dir / TABLE_JSON
+        write_text_atomically(csv_path, table_csv(rows) if rows else "")
+        write_json_atomically(
+            json_path,
+            {
+                "metric": metric,
+                "best_trial": None if best is None else best["trial"],
+                "total_trials": len(self.trials),
+                "space": self.space.to_dict(),
+                "restarts": self.restarts,
+                "trials": rows,
+            },
+            sort_keys=False,
+        )
+        return csv_path, json_path
+
+
+def _plain(value):
+    """A JSON-ready number (None for a NaN or infinity)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
