@@ -75,6 +75,21 @@ print("REPORT" + json.dumps(report))
 """
 
 
+def _run_report(script, environment):
+    """The JSON a comparison script prints after "REPORT", run in a fresh interpreter."""
+    completed = subprocess.run(
+        [sys.executable, "-c", script],
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
+    )
+    assert completed.returncode == 0, completed.stderr[-3000:]
+    line = next(line for line in completed.stdout.splitlines() if line.startswith("REPORT"))
+    return json.loads(line[len("REPORT") :])
+
+
 @pytest.mark.slow
 @pytest.mark.skipif(
     keras.backend.backend() != "jax",
@@ -89,17 +104,7 @@ def test_two_devices_fine_tune_as_one(tmp_path):
         XLA_FLAGS=os.environ.get("XLA_FLAGS", "") + " --xla_force_host_platform_device_count=2",
         JAX_PLATFORMS="cpu",
     )
-    completed = subprocess.run(
-        [sys.executable, "-c", script],
-        env=environment,
-        capture_output=True,
-        text=True,
-        timeout=900,
-        check=False,
-    )
-    assert completed.returncode == 0, completed.stderr[-3000:]
-    line = next(line for line in completed.stdout.splitlines() if line.startswith("REPORT"))
-    report = json.loads(line[len("REPORT") :])
+    report = _run_report(script, environment)
     assert set(report) == {"classification", "token-classification", "qa"}
     print("largest weight difference:", {task: e["weight_difference"] for task, e in report.items()})
     for task, entry in report.items():
@@ -169,3 +174,49 @@ def test_a_batch_the_devices_do_not_divide_is_filled_with_rows_that_weigh_nothin
 def test_config_records_the_choice():
     assert FineTuningConfig().data_parallel is False
     assert FineTuningConfig(data_parallel=True).to_dict()["data_parallel"] is True
+
+
+# TensorFlow: the CPU split into two logical devices before anything runs, so that the
+# run mirrors over them (tf.distribute.MirroredStrategy, as over two GPUs).
+_TENSORFLOW_COMPARISON = """
+import json, sys
+sys.path.insert(0, {tests!r})
+import tensorflow as tf
+
+cpu = tf.config.list_physical_devices("CPU")[0]
+tf.config.set_logical_device_configuration(cpu, [tf.config.LogicalDeviceConfiguration()] * 2)
+import numpy as np
+from fine_tuning_data import classification_examples, make_tiny_preset
+from kbert.finetuning import FineTuner
+from kbert.finetuning.fine_tuning_config import FineTuningConfig
+from kbert.models import BertTask
+
+folder = {folder!r}
+# Dropout off: each replica draws its own masks, so only then is one device the reference.
+preset = make_tiny_preset(folder + "/preset", hidden_dropout=0.0, attention_dropout=0.0)
+runs = {{}}
+for parallel in (False, True):
+    config = FineTuningConfig(epochs=2, batch_size=4, learning_rate=1e-3, seed=3,
+                              checkpoint_every=None, eval_batch_size=5, data_parallel=parallel)
+    result = FineTuner("classification", preset, folder + f"/run-{{parallel}}", config).run(
+        classification_examples(13, 0), classification_examples(7, 1))
+    weights = [np.asarray(w) for w in BertTask.from_preset(result.preset_path).get_weights()]
+    runs[parallel] = (result.devices, weights)
+print("REPORT" + json.dumps(dict(
+    devices=[runs[False][0], runs[True][0]],
+    weight_difference=max(float(np.abs(a - b).max()) for a, b in zip(runs[False][1], runs[True][1])),
+)))
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(
+    keras.backend.backend() != "tensorflow", reason="tf.distribute is TensorFlow's"
+)
+def test_tensorflow_mirrors_over_two_logical_devices_as_one(tmp_path):
+    # 13 examples in batches of 4: the last batch of 1 is filled up for the two replicas
+    # (the count taken where the strategy is, not on tf.data's threads).
+    script = _TENSORFLOW_COMPARISON.format(tests=str(pathlib.Path(__file__).parent), folder=str(tmp_path))
+    report = _run_report(script, dict(os.environ, KERAS_BACKEND="tensorflow"))
+    assert report["devices"] == [1, 2]
+    assert report["weight_difference"] < TOLERANCE, report

@@ -179,17 +179,17 @@ class BucketedDataset(keras.utils.PyDataset):
             raise IndexError(f"Batch index {index} out of range [0, {self.num_batches_per_epoch}).")
         return self._epoch_plan(self.epoch if epoch is None else epoch)[index]
 
-    def batch(self, epoch, index):
+    def batch(self, epoch, index, replicas=None):
         """Batch `index` of epoch `epoch`: `(inputs,)`, or `(inputs, labels)` with labels.
 
         Under data parallelism (`data_parallel_replicas()` devices), a batch the devices
         do not divide is filled up with copies of its first row that weigh nothing, and
         its real rows weigh `filled / real` where a loss averages over the batch: the
         loss and the gradients are those of the real rows alone. (Every batch then
-        carries sample weights, so that all have one structure.)
-        """
+        carries sample weights, so that all have one structure.) `replicas`: the devices
+        (default: the current distribution's)."""
         rows = self.example_indices(index, epoch)
-        replicas = data_parallel_replicas()
+        replicas = data_parallel_replicas() if replicas is None else replicas
         filled = np.concatenate([rows, np.repeat(rows[:1], -len(rows) % replicas)])
         length = bucket_length(int(self.lengths[rows].max()), self.buckets)
         inputs = self._inputs(filled, length)
@@ -326,6 +326,8 @@ class _EpochView(keras.utils.PyDataset):
         self.dataset = dataset
         self.epoch = epoch
         self.start_batch = start_batch
+        # Taken here: a TF strategy is its thread's, and tf.data reads batches on others.
+        self.replicas = data_parallel_replicas()
 
     def __len__(self):
         return self.dataset.num_batches_per_epoch - self.start_batch
@@ -333,7 +335,7 @@ class _EpochView(keras.utils.PyDataset):
     def __getitem__(self, index):
         if not 0 <= index < len(self):
             raise IndexError(f"Batch index {index} out of range [0, {len(self)}).")
-        batch = self.dataset.batch(self.epoch, self.start_batch + index)
+        batch = self.dataset.batch(self.epoch, self.start_batch + index, self.replicas)
         # Several processes (`--distributed`): each feeds its share of the global batch
         # (the devices divide the filled batch, so every share is whole).
         process, processes = process_share()

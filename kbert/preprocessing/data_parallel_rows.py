@@ -12,7 +12,12 @@ import numpy as np
 
 def data_parallel_replicas():
     """Devices each batch is split over: those of the batch axis of the current
-    `keras.distribution` (JAX's data parallelism), 1 without one."""
+    `keras.distribution` (JAX's data parallelism), the replicas of the current
+    `tf.distribute` strategy on TensorFlow, 1 without either."""
+    if keras.backend.backend() == "tensorflow":
+        import tensorflow as tf
+
+        return tf.distribute.get_strategy().num_replicas_in_sync if tf.distribute.has_strategy() else 1
     if keras.backend.backend() != "jax":
         return 1
     distribution = keras.distribution.distribution()

@@ -11,7 +11,8 @@ fillers' rows too. On JAX it goes
 through `keras.distribution.DataParallel` (the same code path on one device); on
 TensorFlow through a `tf.distribute.TPUStrategy` when there is a TPU (`TPU_NAME`, or
 a TPU VM's own chips: `tpu_address`), else a `MirroredStrategy` scope over the local
-GPUs (none with fewer than two: the default strategy computes the same); on PyTorch
+GPUs, or over the logical CPU devices a script split the CPU into (one device: the
+default strategy computes the same); on PyTorch
 kbert warns and trains on a single device (Keras has no distribution support for torch).
 
 Model parallelism for the large sizes (JAX only): `layout_map_for` shards the
@@ -130,15 +131,21 @@ def data_parallel(enabled=True):
         tpu = tpu_address()
         if tpu is not None:
             strategy = tpu_strategy(tpu)
-        elif len(tf.config.list_logical_devices("GPU")) < 2:
+        elif len(tf.config.list_logical_devices("GPU")) >= 2:
+            strategy = tf.distribute.MirroredStrategy()
+        elif len(tf.config.list_logical_devices("CPU")) >= 2:
+            # The CPU split into logical devices on purpose (tf.config.
+            # set_logical_device_configuration): mirror over them, as over GPUs.
+            strategy = tf.distribute.MirroredStrategy(
+                [device.name for device in tf.config.list_logical_devices("CPU")]
+            )
+        else:
             # One device: TensorFlow's default strategy is the same computation.
             logger.info(
                 "Data parallel: one TensorFlow device, no MirroredStrategy needed."
             )
             yield 1
             return
-        else:
-            strategy = tf.distribute.MirroredStrategy()
         logger.info(
             "Data parallel over %d replica(s) (%s).",
             strategy.num_replicas_in_sync,
