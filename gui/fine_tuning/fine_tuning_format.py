@@ -11,6 +11,18 @@ from kbert_gui.fine_tuning.table_problems import MAX_PROBLEMS
 NO_TRAINING_FILE = "Open a training file to see its first rows here."
 # What a preview summary says of a file the reader rejects.
 REJECTED = "the reader rejects the file (see the message above)"
+# What Esc asks during a run, and closing the window (Ctrl+Q, File > Quit): title, text.
+STOP_QUESTION = (
+    "Stop training?",
+    "Stop the run after the current batch? It writes a checkpoint, and Resume continues "
+    "from it.",
+)
+CLOSE_QUESTION = (
+    "Training is running",
+    "A run is in progress. Close anyway? It stops after the current batch and writes a "
+    "checkpoint; after a restart, choose its run folder and Resume continues it with its "
+    "curves and log.",
+)
 _HEADINGS = {"completed": "Completed", "stopped_early": "Stopped early"}
 
 
@@ -65,6 +77,12 @@ def log_line(message, level):
 def start_line(task_label, output, resume):
     """The log line that opens a run of the task labelled `task_label` in `output`."""
     return f"— {'Resuming' if resume else 'Starting'} {task_label.lower()} in {output}"
+
+
+def earlier_run_line(task_label, steps):
+    """What the status line says of a run folder's run from an earlier session."""
+    done = f"stopped after step {steps}" if steps else "stopped before its first step"
+    return f"The run in this folder ({task_label.lower()}) {done}. Resume continues it."
 
 
 def eta_text(seconds_left, seconds_per_step):

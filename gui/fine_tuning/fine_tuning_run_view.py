@@ -16,6 +16,7 @@ from kbert_gui.fine_tuning.fine_tuning_events import LogLine
 from kbert_gui.fine_tuning.fine_tuning_events import ProbePredicted
 from kbert_gui.fine_tuning.fine_tuning_format import cancelled_line
 from kbert_gui.fine_tuning.fine_tuning_format import curve_names
+from kbert_gui.fine_tuning.fine_tuning_format import earlier_run_line
 from kbert_gui.fine_tuning.fine_tuning_format import epoch_line
 from kbert_gui.fine_tuning.fine_tuning_format import eta_text
 from kbert_gui.fine_tuning.fine_tuning_format import log_line
@@ -99,6 +100,18 @@ class FineTuningRunView(QObject):
         self._epoch_rows = [dict(row) for row in record.epoch_rows]
         self._log_lines = list(record.log)
         panel.log_view.setPlainText("\n".join(self._log_lines))
+
+    def show_earlier_run(self, record):
+        """Shows the run a chosen run folder holds (of an earlier session), not yet resumed."""
+        self.show_record(record)
+        panel = self.panel
+        panel.evaluation_model.set_rows(self._epoch_rows)
+        steps = [point[0] for point in record.loss_points]
+        panel.progress_bar.setRange(0, 1)
+        panel.progress_bar.setValue(0)
+        panel.progress_bar.setFormat(f"Stopped after step {steps[-1]}" if steps else "Not started")
+        panel.status_label.setText(earlier_run_line(TASKS[record.task][0], len(steps)))
+        panel.pages.setCurrentIndex(1)
 
     # --- While it runs --------------------------------------------------------------------
 

@@ -296,12 +296,15 @@ class MainWindow(QMainWindow):
 
     @Slot(str)
     def _source_changed(self, source):
+        # A model opened: an earlier failure to open one is no longer news.
+        self.error_banner.clear_error()
         self._switch_pending = True
         self._show_model_name(short_name(source), source)
         self._show_status(f"Model: {source}")
 
     @Slot(object)
     def _model_described(self, description):
+        self.error_banner.clear_error()
         self._show_model_name(description.title, description.details)
         if self._switch_pending:
             self._switch_pending = False
@@ -316,6 +319,7 @@ class MainWindow(QMainWindow):
         else:
             text = f"Cannot open {source}: {message} The model is still {short_name(current)}."
         self.error_banner.show_error(text)
+        self._show_status(f"Could not open {source}.")
 
     def _show_model_name(self, name, tooltip):
         self.model_label.setText(name)
@@ -360,6 +364,12 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage(message, 10000)
 
     def closeEvent(self, event):
+        # A tab with running work (training) asks first, as Esc does; "No" keeps the
+        # window open. Ctrl+Q and File > Quit close the window, so they ask too.
+        for _key, widget in self._tabs:
+            if hasattr(widget, "may_close") and not widget.may_close():
+                event.ignore()
+                return
         self.settings.save(self, self._tabs)
         # Running work is asked to stop (training writes a checkpoint and returns) and
         # waited for, so no thread outlives the window.

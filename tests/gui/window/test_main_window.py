@@ -326,6 +326,30 @@ def test_opening_an_empty_folder_says_what_a_model_is_and_keeps_the_model(qtbot,
     stop_context(window.context)
 
 
+def test_a_failed_open_can_be_dismissed_and_clears_once_a_model_opens(qtbot, tmp_path):
+    window = _two_tab_window(qtbot, tmp_path)
+    window.show()
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    for _attempt in range(2):
+        with qtbot.waitSignal(window.context.opener.failed, timeout=60000):
+            window.open_model(empty)
+        assert window.error_banner.isVisible() and window.error_banner.close_button.isVisible()
+        # The status bar no longer says the folder is being opened.
+        assert not window.statusBar().currentMessage().startswith("Opening")
+        assert window.statusBar().currentMessage() == f"Could not open {empty}."
+    qtbot.mouseClick(window.error_banner.close_button, Qt.MouseButton.LeftButton)
+    assert window.error_banner.isHidden() and window.error_banner.message == ""
+
+    with qtbot.waitSignal(window.context.opener.failed, timeout=60000):
+        window.open_model(empty)
+    assert window.error_banner.message
+    with qtbot.waitSignal(window.context.opener.described, timeout=60000):
+        window.open_model("demo")
+    assert window.error_banner.isHidden()
+    stop_context(window.context)
+
+
 def test_window_shows_backend_and_device_once_keras_loads(qtbot, tmp_path):
     import keras
 
