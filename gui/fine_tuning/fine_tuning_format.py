@@ -11,6 +11,9 @@ from kbert_gui.fine_tuning.table_problems import MAX_PROBLEMS
 NO_TRAINING_FILE = "Open a training file to see its first rows here."
 # What a preview summary says of a file the reader rejects.
 REJECTED = "the reader rejects the file (see the message above)"
+# The loss curve's name: Keras reports, at every step, the mean loss of the epoch so far
+# (it steps at each epoch's start), not the loss of that batch.
+TRAINING_LOSS = "training loss (running mean of the epoch)"
 # What Esc asks during a run, and closing the window (Ctrl+Q, File > Quit): title, text.
 STOP_QUESTION = (
     "Stop training?",
@@ -57,8 +60,8 @@ def curve_names(task_name):
     pretraining plots its running accuracy at every step, the other tasks their
     evaluation metric at each epoch end."""
     if task_name == "masked-lm":
-        return "training loss", "MLM accuracy (running)", False
-    return "training loss", "evaluation metric", True
+        return TRAINING_LOSS, "MLM accuracy (running)", False
+    return TRAINING_LOSS, "evaluation metric", True
 
 
 def probe_line(epoch, result, error):
@@ -162,13 +165,15 @@ def _rejected(preview):
 
 def preview_problems(train, evaluation):
     """The readers' messages about the previewed files, training first, each problem of
-    each file in the order of the file."""
-    return [
+    each file in the order of the file, each distinct message once."""
+    messages = [
         message
         for preview in (train, evaluation)
         if preview is not None
         for _, message in preview.problems
     ]
+    # One problem of both files (no label column chosen) is said once.
+    return list(dict.fromkeys(messages))
 
 
 def error_lines(preview):

@@ -14,6 +14,7 @@ from kbert.training.progress_events import TrainingStarted
 from kbert_gui.fine_tuning.eta_estimator import EtaEstimator
 from kbert_gui.fine_tuning.fine_tuning_events import LogLine
 from kbert_gui.fine_tuning.fine_tuning_events import ProbePredicted
+from kbert_gui.fine_tuning.fine_tuning_format import TRAINING_LOSS
 from kbert_gui.fine_tuning.fine_tuning_format import cancelled_line
 from kbert_gui.fine_tuning.fine_tuning_format import curve_names
 from kbert_gui.fine_tuning.fine_tuning_format import earlier_run_line
@@ -159,7 +160,8 @@ class FineTuningRunView(QObject):
     def _show_epoch(self, event, metric):
         value = event.logs.get(metric)
         if value is not None:
-            self.panel.chart.set_names("training loss", f"evaluation {metric.replace('_', ' ')}")
+            metric_name = f"evaluation {metric.replace('_', ' ')}"
+            self.panel.chart.set_names(TRAINING_LOSS, metric_name)
             self.panel.chart.add_metric_point(event.step, value)
         self._epoch_rows = [row for row in self._epoch_rows if row.get("epoch") != event.epoch]
         self._epoch_rows.append(dict(event.logs))

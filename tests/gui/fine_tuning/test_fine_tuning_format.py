@@ -168,7 +168,7 @@ def test_preview_summary_and_problems(tmp_path):
         "Evaluation: the reader rejects the file (see the message above)"
     )
     assert preview_problems(train, None) == [] and error_lines(train) == {}
-    assert preview_problems(rejected, rejected) == [rejected.error, rejected.error]
+    assert preview_problems(rejected, rejected) == [rejected.error]
     assert error_lines(rejected) == {3: rejected.error}
 
 

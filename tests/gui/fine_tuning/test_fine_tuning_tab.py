@@ -30,6 +30,7 @@ from fine_tuning_data import classification_examples
 from kbert.training.progress_events import EpochFinished
 from kbert.training.progress_events import StepFinished
 from kbert.training.run_state import CHECKPOINT_FILE
+from kbert_gui.fine_tuning.column_mapping_form import CHOOSE_LABEL
 from kbert_gui.fine_tuning.data_preview_model import DataPreviewModel
 from kbert_gui.fine_tuning.data_preview_model import ERROR_BACKGROUND
 from kbert_gui.fine_tuning.eta_estimator import EtaEstimator
@@ -257,11 +258,15 @@ def test_a_fine_tuning_run_completes_from_the_gui(tab, qtbot, tmp_path, data):
         qtbot.mouseClick(tab.open_model_button, Qt.MouseButton.LeftButton)
     assert requested.args == [TabKey.CLASSIFY]
     assert tab.context.models.source == str(preset)
-    # Another task does not relabel this run's curves.
+    # Another task does not relabel this run's curves, whose loss says what it is.
     names = tab.chart.names()
-    assert names[1] == "evaluation accuracy"
+    assert names[:2] == ("training loss (running mean of the epoch)", "evaluation accuracy")
     tab.set_task("masked-lm")
     assert tab.chart.names() == names and len(tab.chart.metric_points) == 2
+    # ... but its probe outputs go, and "Open in …" is for a run of the task shown.
+    assert tab.probe_list.count() == 0
+    assert tab.open_model_button.text() == "Open in Masked words"
+    assert not tab.open_model_button.isEnabled()
 
 
 @pytest.mark.timing
@@ -359,6 +364,19 @@ def test_cancel_stops_within_two_batches_and_resume_completes(tab, qtbot, tmp_pa
     )
 
 
+def test_a_missing_label_column_is_said_once_for_both_files(tab, qtbot, tmp_path):
+    rows = "sentence,score\na lovely cat,1\na dull dog,0\n"
+    train, evaluation = tmp_path / "train.csv", tmp_path / "evaluation.csv"
+    train.write_text(rows, encoding="utf-8")
+    evaluation.write_text(rows, encoding="utf-8")
+    tab.set_evaluation_file(evaluation)
+    tab.set_training_file(train)
+    qtbot.waitUntil(lambda: bool(tab.error_banner.message), timeout=20_000)
+    assert tab.error_banner.message == CHOOSE_LABEL
+    qtbot.mouseClick(tab.start_button, Qt.MouseButton.LeftButton)
+    assert tab.error_banner.message == CHOOSE_LABEL and tab.worker is None
+
+
 def test_a_folder_that_is_not_empty_is_refused_in_the_apps_words(tab, qtbot, tmp_path, data):
     output = tmp_path / "busy"
     output.mkdir()
@@ -435,7 +453,8 @@ def test_esc_asks_first_and_a_restarted_app_resumes_the_run_as_it_was(
             qtbot.keyClick(tab.probe_input.text_edit, Qt.Key.Key_Escape)
             assert questions == ["Stop training?"] and tab.cancel_button.isEnabled()
             # Ctrl+Q mid-run asks too; "No" keeps the window and the run.
-            qtbot.keyClick(tab.probe_input.text_edit, Qt.Key.Key_Q, Qt.KeyboardModifier.ControlModifier)
+            control = Qt.KeyboardModifier.ControlModifier
+            qtbot.keyClick(tab.probe_input.text_edit, Qt.Key.Key_Q, control)
             assert questions[-1] == "Training is running" and window.isVisible()
             assert tab.cancel_button.isEnabled()
             # "Yes" from here on.

@@ -6,6 +6,7 @@ tiny model is loaded and compiled once per backend.
 
 import csv
 import json
+import pathlib
 import threading
 import types
 
@@ -668,10 +669,15 @@ def test_the_predictions_and_the_heat_map_export(qtbot, masked_words, tmp_path):
 def test_the_tab_follows_the_current_model(qtbot, masked_words, model_store, presets):
     text = "the [MASK] ran ."
     _predict(qtbot, masked_words.controller.runner, lambda: _set_text(masked_words, text))
-    assert masked_words.predictions_view.title_label.text() == "masked_lm"
+    # The header names the folder with its parent (two runs' "model" folders differ),
+    # the full path on hover.
+    title = masked_words.predictions_view.title_label
+    parent = pathlib.Path(presets.masked_lm).parent.name
+    assert title.text() == f"{parent}/masked_lm" and title.toolTip() == presets.masked_lm
 
     _predict(qtbot, masked_words.controller.runner, lambda: model_store.set_source(presets.backbone_only))
-    assert masked_words.predictions_view.title_label.text() == "backbone_only"
+    assert title.text() == f"{parent}/backbone_only"
+    assert title.toolTip() == presets.backbone_only
     expected = _model(model_store, presets.backbone_only).fill_mask(text, top_k=5)
     _assert_shows(masked_words.predictions_view, expected)
     assert "no trained masked-LM head" in masked_words.predictions_view.warning

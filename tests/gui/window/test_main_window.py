@@ -200,10 +200,10 @@ def test_geometry_and_splitters_are_restored_after_a_restart(qtbot, tmp_path):
     window.show()
     qtbot.waitExposed(window)
     # Inside the offscreen platform's 800 x 600 screen, which restoring clamps to.
-    window.resize(700, 500)
+    window.resize(780, 580)
     splitter = window.tab("exporting").splitter
     splitter.setSizes([150, 500])
-    qtbot.waitUntil(lambda: window.size().width() == 700)
+    qtbot.waitUntil(lambda: window.size().width() == 780)
     sizes = splitter.sizes()
     window.close()
     stop_context(window.context)
@@ -211,7 +211,7 @@ def test_geometry_and_splitters_are_restored_after_a_restart(qtbot, tmp_path):
     restarted = _window(qtbot, tmp_path)
     restarted.show()
     qtbot.waitExposed(restarted)
-    assert (restarted.width(), restarted.height()) == (700, 500)
+    assert (restarted.width(), restarted.height()) == (780, 580)
     assert restarted.tab("exporting").splitter.sizes() == sizes
     stop_context(restarted.context)
 
@@ -246,11 +246,21 @@ def test_documentation_shows_the_readme(qtbot, tmp_path):
 
 def test_the_window_shows_the_conversion_while_a_model_opens(qtbot, tmp_path):
     window = _window(qtbot, tmp_path)
+    window.show()
+    qtbot.waitExposed(window)
     folder = make_hugging_face_folder(tmp_path / "hf-bert")
     seen = []
-    window.context.models.loading_step.connect(
-        lambda step: seen.append((window.loading_indicator.isVisibleTo(window), step))
-    )
+    name = window.model_label
+
+    def indicator_shown(step):
+        # Shown, in the model bar beside the model's name (not over it).
+        indicator = window.loading_indicator
+        beside = indicator.mapTo(window, indicator.rect().topLeft()).x() >= name.mapTo(
+            window, name.rect().topRight()
+        ).x()
+        seen.append((indicator.isVisible() and beside, step))
+
+    window.context.models.loading_step.connect(indicator_shown)
     with qtbot.waitSignal(
         window.context.opener.described,
         timeout=60_000,
