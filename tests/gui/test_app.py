@@ -270,6 +270,26 @@ def test_kbert_gui_command_offers_the_apps_options_without_loading_keras():
     assert result.stdout.strip().endswith("keras imported: False")
 
 
+def test_python_m_kbert_gui_never_imports_kbert_from_the_working_directory(tmp_path):
+    # The parent of a clone: a `kbert` folder that is no package of the app's.
+    stray = tmp_path / "kbert"
+    stray.mkdir()
+    (stray / "__init__.py").write_text("raise SystemExit('the stray kbert was imported')\n")
+    here = subprocess.run(
+        [sys.executable, "-c", "import kbert"], cwd=tmp_path, capture_output=True, text=True
+    )
+    assert "the stray kbert was imported" in here.stderr  # what the app must not do
+    result = subprocess.run(
+        [sys.executable, "-m", "kbert_gui", "--help"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("usage: kbert gui")
+
+
 def test_gil_holding_extensions_are_imported_up_front_and_missing_ones_skipped():
     import subprocess
     import sys

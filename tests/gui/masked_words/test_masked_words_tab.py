@@ -661,9 +661,20 @@ def test_the_predictions_and_the_heat_map_export(qtbot, masked_words, tmp_path):
     assert png.available()
     png.write(png.path_for(tmp_path / "attention"))
     svg.write(svg.path_for(tmp_path / "attention"))
+    # Below the map, a line says which model, layer and head it shows.
+    parent = pathlib.Path(masked_words.context.models.source).parent.name
+    assert panel.caption() == f"{parent}/masked_lm · layer 1 · average of heads"
     image = QImage(str(tmp_path / "attention.png"))
-    assert (image.width(), image.height()) == (panel.heat_map.width(), panel.heat_map.height())
-    assert "<svg" in (tmp_path / "attention.svg").read_text(encoding="utf-8")
+    assert image.width() == panel.heat_map.width()
+    assert image.height() > panel.heat_map.height() + panel.heat_map.fontMetrics().height()
+    caption_strip = [
+        image.pixelColor(x, y).lightness()
+        for x in range(image.width())
+        for y in range(panel.heat_map.height(), image.height())
+    ]
+    assert min(caption_strip) < 128  # the caption's ink
+    svg_text = (tmp_path / "attention.svg").read_text(encoding="utf-8")
+    assert "<svg" in svg_text and panel.caption() in svg_text
 
 
 def test_the_tab_follows_the_current_model(qtbot, masked_words, model_store, presets):
