@@ -6,6 +6,7 @@ line the tab shows can be checked on its own.
 
 from kbert_gui.fine_tuning.eta_estimator import format_duration
 from kbert_gui.fine_tuning.table_problems import MAX_PROBLEMS
+from kbert_gui.widgets.probability_text import probability_text
 
 # The data page's summary while no training file is chosen.
 NO_TRAINING_FILE = "Open a training file to see its first rows here."
@@ -34,16 +35,21 @@ def describe_prediction(result):
     `AnswerResult` or `FillMaskResult`)."""
     if hasattr(result, "probabilities"):
         ranked = sorted(result.probabilities.items(), key=lambda item: -item[1])[:3]
-        return " · ".join(f"{label} {probability:.0%}" for label, probability in ranked)
+        return " · ".join(
+            f"{label} {probability_text(probability)}" for label, probability in ranked
+        )
     if hasattr(result, "answers"):
         if result.is_impossible or not result.answers:
             return "(no answer)"
-        return " · ".join(f"“{answer.text}” {answer.probability:.0%}" for answer in result.answers)
+        return " · ".join(
+            f"“{answer.text}” {probability_text(answer.probability)}"
+            for answer in result.answers
+        )
     if hasattr(result, "masks"):
         return "; ".join(
             "[MASK] → "
             + ", ".join(
-                f"{candidate.token} {candidate.probability:.0%}"
+                f"{candidate.token} {probability_text(candidate.probability)}"
                 for candidate in mask.candidates[:3]
             )
             for mask in result.masks
@@ -51,7 +57,9 @@ def describe_prediction(result):
     if isinstance(result, list):
         if not result:
             return "(no entities)"
-        return ", ".join(f"{span.text} [{span.label} {span.score:.0%}]" for span in result)
+        return ", ".join(
+            f"{span.text} [{span.label} {probability_text(span.score)}]" for span in result
+        )
     return str(result)
 
 

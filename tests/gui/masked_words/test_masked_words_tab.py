@@ -37,6 +37,7 @@ from kbert_gui.masked_words.mask_prediction_model import MaskPredictionModel
 from kbert_gui.masked_words.masked_text_edit import MaskedTextEdit
 from kbert_gui.masked_words.masked_text_edit import word_span
 from kbert_gui.services.model_store import ModelStore
+from kbert_gui.widgets.probability_text import probability_text
 from gui_helpers import Heartbeat
 from gui_helpers import make_context
 from gui_helpers import stop_context
@@ -649,7 +650,7 @@ def test_the_predictions_and_the_heat_map_export(qtbot, masked_words, tmp_path):
         mask, rank = int(row["mask"]) - 1, int(row["rank"]) - 1
         model = view.model(mask)
         assert row["token"] == model.index(rank, 0).data()
-        assert model.index(rank, 1).data() == f"{100 * float(row['probability']):.1f} %"
+        assert model.index(rank, 1).data() == probability_text(float(row["probability"]))
         assert text[int(row["start"]) : int(row["end"])] == "[MASK]"
         exported = document["masks"][mask]["predictions"][rank]
         assert exported["token"] == row["token"] and exported["text"] == row["text"]
@@ -749,5 +750,17 @@ def test_mask_prediction_model(qtmodeltester):
     assert model.index(1, 0).data(PREDICTION_ROLE) is candidates[1]
     # A continuation piece goes into the text without its "##".
     assert model.replacement(1) == "dam" and model.replacement(0) == "amster"
+    # Scored multi-piece words far under 0.1 % still read differently (scientific).
+    from kbert.inference.results import WordScore
+
+    scores = (
+        WordScore("amsterdam", ("amster", "##dam"), 1.48e-9, "amsterdam sat", ""),
+        WordScore("rotterdam", ("rotter", "##dam"), 1.41e-20, "rotterdam sat", ""),
+    )
+    model.set_mask(MaskFill(position=1, start=0, end=6, candidates=scores))
+    assert [model.index(row, 1).data() for row in range(2)] == ["1.5e-09", "1.4e-20"]
+    assert "'amsterdam': 1.5e-09, the product of its 2 pieces'" in model.index(0, 0).data(
+        Qt.ItemDataRole.ToolTipRole
+    )
     model.set_mask(None)
     assert model.rowCount() == 0
