@@ -94,17 +94,24 @@ def write_image(path, widget, caption=""):
         _render_svg(widget, caption, buffer)
         write_atomically(path, buffer.getvalue())
         return
-    size = _picture_size(widget, caption)
-    image = QImage(size, QImage.Format.Format_ARGB32)
-    image.fill(widget.palette().base().color())
-    painter = QPainter(image)
-    try:
-        _paint_picture(painter, widget, caption)
-    finally:
-        painter.end()
+    # grab() lays out a widget that was never shown before it paints it.
+    picture = widget.grab()
+    if caption:
+        ratio = picture.devicePixelRatio()
+        size = _picture_size(widget, caption)
+        image = QImage(size * ratio, QImage.Format.Format_ARGB32)
+        image.setDevicePixelRatio(ratio)
+        image.fill(widget.palette().base().color())
+        painter = QPainter(image)
+        try:
+            painter.drawPixmap(0, 0, picture)
+            _paint_caption(painter, widget, caption)
+        finally:
+            painter.end()
+        picture = image
     staging = path.with_name(f".{path.name}.tmp-{os.getpid()}.png")
     try:
-        if not image.save(str(staging), "PNG"):
+        if not picture.save(str(staging), "PNG"):
             raise OSError(f"Could not write the image {str(path)!r}.")
         os.replace(staging, path)
     finally:
@@ -159,8 +166,8 @@ def _picture_size(widget, caption):
     return QSize(widget.width(), widget.height() + extra)
 
 
-def _paint_picture(painter, widget, caption):
-    widget.render(painter, QPoint(0, 0))
+def _paint_caption(painter, widget, caption):
+    """`caption` on the line below the widget's picture."""
     if caption:
         size = _picture_size(widget, caption)
         strip = QRectF(0, widget.height(), size.width(), size.height() - widget.height())
@@ -185,7 +192,8 @@ def _render_svg(widget, caption, stream):
         generator.setDescription(caption)
     painter = QPainter(generator)
     try:
-        _paint_picture(painter, widget, caption)
+        widget.render(painter, QPoint(0, 0))
+        _paint_caption(painter, widget, caption)
     finally:
         painter.end()
     device.close()
