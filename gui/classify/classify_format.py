@@ -6,6 +6,7 @@ line and each exported row can be checked on its own.
 
 from kbert_gui.tab_key import TabKey
 from kbert_gui.widgets import style
+from kbert_gui.widgets.probability_text import probability_text
 
 NO_HEAD_MESSAGE = (
     "{name} has no classifier, tagger or multiple-choice head, so there is nothing to run "
@@ -51,7 +52,7 @@ def head_summary(description):
 
 def classification_headline(classification):
     """The predicted label with its probability, e.g. "pos · 87.3 %"."""
-    return f"{classification.label} · {100 * classification.probability:.1f} %"
+    return f"{classification.label} · {probability_text(classification.probability)}"
 
 
 def choice_headline(choice):
@@ -73,7 +74,7 @@ def entities_headline(entities):
 
 def span_tooltip(span):
     """The tooltip of a highlighted entity."""
-    return f"{span.label} · {100 * span.score:.1f} % · characters {span.start}–{span.end}"
+    return f"{span.label} · {probability_text(span.score)} · characters {span.start}–{span.end}"
 
 
 def export_rows(outcome, label_rows):

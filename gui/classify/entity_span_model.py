@@ -3,6 +3,7 @@
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 
+from kbert_gui.widgets.probability_text import probability_text
 from kbert_gui.widgets.row_table_model import RowTableModel
 
 # The row's `kbert.inference.EntitySpan`.
@@ -49,7 +50,7 @@ class EntitySpanModel(RowTableModel):
             if column == TEXT_COLUMN:
                 return " ".join(span.text.split())
             if column == SCORE_COLUMN:
-                return f"{100 * span.score:.1f} %"
+                return probability_text(span.score)
             return f"{span.start}–{span.end}"
         if role == Qt.ItemDataRole.DecorationRole and column == LABEL_COLUMN:
             color = self._colors.get(span.label)

@@ -3,6 +3,7 @@
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont
 
+from kbert_gui.widgets.probability_text import probability_text
 from kbert_gui.widgets.row_table_model import RowTableModel
 
 # The probability (a float in [0, 1]) of a row, for `ProbabilityBarDelegate`.
@@ -49,7 +50,7 @@ class LabelProbabilityModel(RowTableModel):
     def cell_data(self, row, column, role):
         label, probability = self._rows[row]
         if role == Qt.ItemDataRole.DisplayRole:
-            return label if column == LABEL_COLUMN else f"{100 * probability:.1f} %"
+            return label if column == LABEL_COLUMN else probability_text(probability)
         if role == PROBABILITY_ROLE:
             return float(probability)
         if role == Qt.ItemDataRole.ToolTipRole:

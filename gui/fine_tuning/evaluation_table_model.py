@@ -93,12 +93,15 @@ class EvaluationTableModel(RowTableModel):
         return None
 
     def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):
-        if role != Qt.ItemDataRole.DisplayRole:
+        # The title is also the tooltip: a narrow column elides it.
+        if role not in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
             return None
         if orientation == Qt.Orientation.Horizontal:
             if 0 <= section < len(self._columns):
                 key = self._columns[section]
                 return TITLES.get(key, key.replace("_", " ").capitalize())
+            return None
+        if role == Qt.ItemDataRole.ToolTipRole:
             return None
         return str(section + 1) if 0 <= section < len(self._rows) else None
 

@@ -6,11 +6,27 @@ line the tab shows can be checked on its own.
 
 from kbert_gui.fine_tuning.eta_estimator import format_duration
 from kbert_gui.fine_tuning.table_problems import MAX_PROBLEMS
+from kbert_gui.widgets.probability_text import probability_text
 
 # The data page's summary while no training file is chosen.
 NO_TRAINING_FILE = "Open a training file to see its first rows here."
 # What a preview summary says of a file the reader rejects.
 REJECTED = "the reader rejects the file (see the message above)"
+# The loss curve's name: Keras reports, at every step, the mean loss of the epoch so far
+# (it steps at each epoch's start), not the loss of that batch.
+TRAINING_LOSS = "training loss (running mean of the epoch)"
+# What Esc asks during a run, and closing the window (Ctrl+Q, File > Quit): title, text.
+STOP_QUESTION = (
+    "Stop training?",
+    "Stop the run after the current batch? It writes a checkpoint, and Resume continues "
+    "from it.",
+)
+CLOSE_QUESTION = (
+    "Training is running",
+    "A run is in progress. Close anyway? It stops after the current batch and writes a "
+    "checkpoint; after a restart, choose its run folder and Resume continues it with its "
+    "curves and log.",
+)
 _HEADINGS = {"completed": "Completed", "stopped_early": "Stopped early"}
 
 
@@ -26,16 +42,21 @@ def describe_prediction(result):
         )
     if hasattr(result, "probabilities"):
         ranked = sorted(result.probabilities.items(), key=lambda item: -item[1])[:3]
-        return " · ".join(f"{label} {probability:.0%}" for label, probability in ranked)
+        return " · ".join(
+            f"{label} {probability_text(probability)}" for label, probability in ranked
+        )
     if hasattr(result, "answers"):
         if result.is_impossible or not result.answers:
             return "(no answer)"
-        return " · ".join(f"“{answer.text}” {answer.probability:.0%}" for answer in result.answers)
+        return " · ".join(
+            f"“{answer.text}” {probability_text(answer.probability)}"
+            for answer in result.answers
+        )
     if hasattr(result, "masks"):
         return "; ".join(
             "[MASK] → "
             + ", ".join(
-                f"{candidate.token} {candidate.probability:.0%}"
+                f"{candidate.token} {probability_text(candidate.probability)}"
                 for candidate in mask.candidates[:3]
             )
             for mask in result.masks
@@ -43,7 +64,9 @@ def describe_prediction(result):
     if isinstance(result, list):
         if not result:
             return "(no entities)"
-        return ", ".join(f"{span.text} [{span.label} {span.score:.0%}]" for span in result)
+        return ", ".join(
+            f"{span.text} [{span.label} {probability_text(span.score)}]" for span in result
+        )
     return str(result)
 
 
@@ -52,8 +75,8 @@ def curve_names(task_name):
     pretraining plots its running accuracy at every step, the other tasks their
     evaluation metric at each epoch end."""
     if task_name == "masked-lm":
-        return "training loss", "MLM accuracy (running)", False
-    return "training loss", "evaluation metric", True
+        return TRAINING_LOSS, "MLM accuracy (running)", False
+    return TRAINING_LOSS, "evaluation metric", True
 
 
 def probe_line(epoch, result, error):
@@ -72,6 +95,12 @@ def log_line(message, level):
 def start_line(task_label, output, resume):
     """The log line that opens a run of the task labelled `task_label` in `output`."""
     return f"— {'Resuming' if resume else 'Starting'} {task_label.lower()} in {output}"
+
+
+def earlier_run_line(task_label, steps):
+    """What the status line says of a run folder's run from an earlier session."""
+    done = f"stopped after step {steps}" if steps else "stopped before its first step"
+    return f"The run in this folder ({task_label.lower()}) {done}. Resume continues it."
 
 
 def eta_text(seconds_left, seconds_per_step):
@@ -151,13 +180,15 @@ def _rejected(preview):
 
 def preview_problems(train, evaluation):
     """The readers' messages about the previewed files, training first, each problem of
-    each file in the order of the file."""
-    return [
+    each file in the order of the file, each distinct message once."""
+    messages = [
         message
         for preview in (train, evaluation)
         if preview is not None
         for _, message in preview.problems
     ]
+    # One problem of both files (no label column chosen) is said once.
+    return list(dict.fromkeys(messages))
 
 
 def error_lines(preview):

@@ -284,7 +284,7 @@ class FineTuningPanel(QWidget):
         lower.setChildrenCollapsible(False)
         lower.addWidget(self._build_probe_group())
         lower.addWidget(self._build_results_group())
-        lower.setSizes([300, 400])
+        lower.setSizes([260, 440])
         vertical = QSplitter(Qt.Orientation.Vertical)
         vertical.setChildrenCollapsible(False)
         vertical.addWidget(self.chart)
@@ -319,10 +319,12 @@ class FineTuningPanel(QWidget):
         self.evaluation_view.verticalHeader().setVisible(False)
         self.evaluation_view.verticalHeader().setDefaultSectionSize(22)
         self.evaluation_view.setAlternatingRowColors(True)
+        # Every column in view (no scroll bar hides the last scores): a narrow one
+        # elides its title and values, which the tooltips give in full.
         self.evaluation_view.horizontalHeader().setSectionResizeMode(
-            QHeaderView.ResizeMode.ResizeToContents
+            QHeaderView.ResizeMode.Stretch
         )
-        self.evaluation_view.horizontalHeader().setStretchLastSection(True)
+        self.evaluation_view.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.preset_label = QLabel("")
         self.preset_label.setObjectName("presetPath")
         self.preset_label.setWordWrap(True)

@@ -19,12 +19,14 @@ from kbert.training.progress_events import EpochFinished
 from kbert.training.progress_events import TrainingFinished
 from kbert.training.progress_events import TrainingStarted
 from kbert.training.run_state import CHECKPOINT_FILE
-from kbert_gui.fine_tuning.column_mapping_form import CHOOSE_LABEL
+from kbert_gui.fine_tuning.fine_tuning_format import CLOSE_QUESTION
+from kbert_gui.fine_tuning.fine_tuning_format import STOP_QUESTION
 from kbert_gui.fine_tuning.fine_tuning_job import FineTuningJob
 from kbert_gui.fine_tuning.fine_tuning_run_view import FineTuningRunView
 from kbert_gui.fine_tuning.fine_tuning_tasks import OPEN_TAB
 from kbert_gui.fine_tuning.resume_check import ResumeCheck
 from kbert_gui.fine_tuning.resume_checker import ResumeChecker
+from kbert_gui.fine_tuning.start_problem import start_problem
 from kbert_gui.fine_tuning.training_data_preview import DATA_KINDS
 
 logger = logging.getLogger("gui")
@@ -41,11 +43,13 @@ class FineTuningRunController(QObject):
     `_on_event`, the one place that reads them, on its way to `view` (a
     `FineTuningRunView`: progress, curves, probe, evaluation table, log).
 
-    Resume is on only for a run folder whose checkpoint fits the form's task, data
-    and model (`resume_checker`'s `ResumeCheck`, made in a worker); otherwise one
-    sentence says what differs. Resuming continues with the run's own settings, and after a restart
-    shows its curves, scores and log again from the `RunRecord` the tab keeps in the
-    run folder. A run that fails in a folder it had to itself moves the form on to a
+    Resume is on only where it would run: a run folder whose checkpoint fits the form's
+    task, data and model (`resume_checker`'s `ResumeCheck`, made in a worker) and a form
+    Start would take (`start_problem`); otherwise one sentence says why, with "Use its
+    setup" where the folder has the app's `RunRecord`. Resuming continues with the run's
+    own settings. A run folder of an earlier session shows its curves, scores and log
+    from that record as soon as it is chosen, and a form without a training file takes
+    the run's setup. A run that fails in a folder it had to itself moves the form on to a
     fresh folder, so the next Start is not refused. "Open in …" makes the saved model
     the app's model and shows the tab that uses it.
 
@@ -82,7 +86,10 @@ class FineTuningRunController(QObject):
         self._record_folder = None
         self._fresh_folder = False
         self._run_form = None
+        # The run folder whose record of an earlier session the view shows.
+        self._shown_record = None
         self.resume_checker = ResumeChecker(panel, context, setup, self)
+        self.resume_checker.changed.connect(self._show_folder_run)
         self.resume_checker.changed.connect(self._update_buttons)
         self._connect_panel(panel, context, setup)
         self._update_buttons()
@@ -124,7 +131,7 @@ class FineTuningRunController(QObject):
         train = panel.train_file_edit.text().strip()
         output = panel.output_edit.text().strip()
         task = self.setup.task()
-        problem = self._start_problem(task, train, output, resume)
+        problem = self._problem(resume)
         if problem:
             panel.error_banner.show_error(problem)
             return
@@ -176,58 +183,27 @@ class FineTuningRunController(QObject):
         worker.signals.finished.connect(self._on_finished)
         self.worker = worker
 
-    def _start_problem(self, task, train, output, resume):
-        """Why the run cannot start now, or None."""
+    def _problem(self, resume):
+        """Why Start (or Resume) would be refused now, in one sentence, or None."""
         panel = self.panel
-        preview = self.setup.preview
-        mapping = panel.column_form.mapping()
-        if not panel.hyperparameters.is_ready:
-            return "The hyperparameters are still loading."
-        if not train:
-            return "Choose a training file."
-        if not output:
-            return "Choose a run folder."
-        if DATA_KINDS[task] == "table" and mapping is not None and mapping["label_column"] is None:
-            return CHOOSE_LABEL
-        if preview is not None and preview.path == train and preview.error:
-            return f"Fix the training data first: {preview.error}"
-        if DATA_KINDS[task] == "table" and mapping is None:
-            return "The training file's columns are not known yet."
-        check = self.resume_checker.check
-        if resume and not (self.resume_checker.is_current(check) and check.compatible):
-            return (check.sentence() if check is not None else "") or (
-                "The run folder holds no run to resume."
-            )
-        return None
+        train, output = panel.train_file_edit.text().strip(), panel.output_edit.text().strip()
+        task = self.setup.task()
+        return start_problem(panel, self.setup, self.resume_checker, task, train, output, resume)
 
     @Slot()
     def cancel_with_confirmation(self):
         """Esc: asks whether to stop the run, and cancels it if the user says so."""
-        if not self._running or self._cancelling:
-            return
-        answer = QMessageBox.question(
-            self.panel,
-            "Stop training?",
-            "Stop the run after the current batch? It writes a checkpoint, and Resume "
-            "continues from it.",
-            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
-            QMessageBox.StandardButton.No,
-        )
-        if answer == QMessageBox.StandardButton.Yes:
+        if self._running and not self._cancelling and self._ask(*STOP_QUESTION):
             self.cancel()
 
     def may_close(self):
         """Whether the window may close: asks first while a run is in progress."""
-        if not self._running:
-            return True
+        return not self._running or self._ask(*CLOSE_QUESTION)
+
+    def _ask(self, title, text):
+        buttons = QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No
         answer = QMessageBox.question(
-            self.panel,
-            "Training is running",
-            "A run is in progress. Close anyway? It stops after the current batch and "
-            "writes a checkpoint; after a restart, choose its run folder and Resume "
-            "continues it with its curves and log.",
-            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
-            QMessageBox.StandardButton.No,
+            self.panel, title, text, buttons, QMessageBox.StandardButton.No
         )
         return answer == QMessageBox.StandardButton.Yes
 
@@ -252,13 +228,19 @@ class FineTuningRunController(QObject):
         ready = self.panel.hyperparameters.is_ready and not self._running
         check = self.resume_checker.check
         current = self.resume_checker.is_current(check)
-        resumable = current and check.compatible
+        # Resume is on only where it would run: the checkpoint fits and the form is complete.
+        problem = None
+        if current and check.has_checkpoint:
+            problem = self._problem(resume=True)
+        resumable = current and check.compatible and problem is None
         self.panel.start_button.setEnabled(ready)
         self.panel.resume_button.setEnabled(ready and resumable)
         self.panel.cancel_button.setEnabled(self._running and not self._cancelling)
         note = ""
         if current and not self._running:
             note = check.sentence()
+            if not note and problem and self.panel.hyperparameters.is_ready:
+                note = f"Resume is off: {problem[0].lower()}{problem[1:]}"
             if note and check.record is not None:
                 note += f' <a href="{USE_SETUP_LINK}">Use its setup</a>'
         self.panel.resume_note.setText(note)
@@ -280,6 +262,21 @@ class FineTuningRunController(QObject):
         # A running run's folder is its own: nothing to compare until it ends.
         if not self._running:
             self.resume_checker.refresh()
+
+    @Slot()
+    def _show_folder_run(self):
+        """A run folder of an earlier session: its curves and log are shown, and a form
+        that names no training file takes the run's setup (task, files, settings)."""
+        check = self.resume_checker.check
+        if self._running or not self.resume_checker.is_current(check) or check.record is None:
+            return
+        shown_here = self._last_run is not None and self._last_run[1] == check.folder
+        if self._shown_record != check.folder and not shown_here:
+            self._shown_record = check.folder
+            self.view.show_earlier_run(check.record)
+        if not self.panel.train_file_edit.text().strip():
+            # The model stays the window's: a run of another one says so, with the link.
+            self.setup.restore(check.record)
 
     @Slot(str)
     def _use_run_setup(self, link):
@@ -353,6 +350,8 @@ class FineTuningRunController(QObject):
         self._finished_status = None
         self.view.show_ended()
         self._write_record()
+        # Whether kbert accepted the folder and trained there with this form.
+        trained_here = self._record_folder is not None
         self._record_folder = None
         folder = self.job.output_dir
         self._set_running(False)
@@ -365,7 +364,11 @@ class FineTuningRunController(QObject):
                 f"Failed: see the message above. The next run uses {fresh}; what this one "
                 f"wrote stays in {folder}."
             )
-        if (folder / CHECKPOINT_FILE).is_file() and str(folder) == self.resume_checker.folder():
+        if (
+            trained_here
+            and (folder / CHECKPOINT_FILE).is_file()
+            and str(folder) == self.resume_checker.folder()
+        ):
             # The form is the run's own: its checkpoint fits it.
             self.resume_checker.set_check(
                 ResumeCheck(str(folder), True, settings=self._run_form["settings"])

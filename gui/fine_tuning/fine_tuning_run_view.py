@@ -14,8 +14,10 @@ from kbert.training.progress_events import TrainingStarted
 from kbert_gui.fine_tuning.eta_estimator import EtaEstimator
 from kbert_gui.fine_tuning.fine_tuning_events import LogLine
 from kbert_gui.fine_tuning.fine_tuning_events import ProbePredicted
+from kbert_gui.fine_tuning.fine_tuning_format import TRAINING_LOSS
 from kbert_gui.fine_tuning.fine_tuning_format import cancelled_line
 from kbert_gui.fine_tuning.fine_tuning_format import curve_names
+from kbert_gui.fine_tuning.fine_tuning_format import earlier_run_line
 from kbert_gui.fine_tuning.fine_tuning_format import epoch_line
 from kbert_gui.fine_tuning.fine_tuning_format import eta_text
 from kbert_gui.fine_tuning.fine_tuning_format import log_line
@@ -100,6 +102,18 @@ class FineTuningRunView(QObject):
         self._log_lines = list(record.log)
         panel.log_view.setPlainText("\n".join(self._log_lines))
 
+    def show_earlier_run(self, record):
+        """Shows the run a chosen run folder holds (of an earlier session), not yet resumed."""
+        self.show_record(record)
+        panel = self.panel
+        panel.evaluation_model.set_rows(self._epoch_rows)
+        steps = [point[0] for point in record.loss_points]
+        panel.progress_bar.setRange(0, 1)
+        panel.progress_bar.setValue(0)
+        panel.progress_bar.setFormat(f"Stopped after step {steps[-1]}" if steps else "Not started")
+        panel.status_label.setText(earlier_run_line(TASKS[record.task][0], len(steps)))
+        panel.pages.setCurrentIndex(1)
+
     # --- While it runs --------------------------------------------------------------------
 
     def show_event(self, event, task):
@@ -146,7 +160,8 @@ class FineTuningRunView(QObject):
     def _show_epoch(self, event, metric):
         value = event.logs.get(metric)
         if value is not None:
-            self.panel.chart.set_names("training loss", f"evaluation {metric.replace('_', ' ')}")
+            metric_name = f"evaluation {metric.replace('_', ' ')}"
+            self.panel.chart.set_names(TRAINING_LOSS, metric_name)
             self.panel.chart.add_metric_point(event.step, value)
         self._epoch_rows = [row for row in self._epoch_rows if row.get("epoch") != event.epoch]
         self._epoch_rows.append(dict(event.logs))

@@ -8,7 +8,6 @@ import re
 from PySide6.QtCore import QObject
 from PySide6.QtCore import Signal
 from PySide6.QtCore import Slot
-from PySide6.QtWidgets import QFileDialog
 
 from kbert_gui.fine_tuning.fine_tuning_format import NO_TRAINING_FILE
 from kbert_gui.fine_tuning.fine_tuning_format import curve_names
@@ -58,10 +57,12 @@ class FineTuningSetupController(QObject):
     def __init__(self, panel, context):
         super().__init__(panel)
         self.panel = panel
+        self.context = context
         self.preview = None
         self._locked = False
         self._output_is_default = True
         self._data_kind = None
+        self._task = None
         # data kind: (training file, evaluation file) chosen for it
         self._files_by_kind = {}
         self._preview_runner = LatestRequestRunner(
@@ -120,6 +121,10 @@ class FineTuningSetupController(QObject):
             panel.train_file_edit.setText(train)
             panel.eval_file_edit.setText(evaluation)
             panel.error_banner.clear_error()
+        if self._task not in (None, task):
+            # The probe's earlier outputs belong to another task's model.
+            panel.probe_list.clear()
+        self._task = task
         self._data_kind = kind
         panel.column_form.setVisible(kind == "table")
         panel.column_form.set_pair_visible(task == "pair-classification")
@@ -206,10 +211,7 @@ class FineTuningSetupController(QObject):
         self._files_changed()
 
     def _browse(self, title, edit):
-        task = self.task()
-        path, _ = QFileDialog.getOpenFileName(
-            self.panel, title, edit.text() or str(pathlib.Path.home()), TASKS[task][1]
-        )
+        path = self.context.file_dialogs.open_file(self.panel, title, TASKS[self.task()][1], "data")
         if path:
             edit.setText(path)
             self._files_changed()
@@ -221,8 +223,8 @@ class FineTuningSetupController(QObject):
         self._browse("Open the evaluation data", self.panel.eval_file_edit)
 
     def _browse_output_folder(self):
-        folder = QFileDialog.getExistingDirectory(
-            self.panel, "Choose the run folder", str(RUN_FOLDER.parent)
+        folder = self.context.file_dialogs.existing_folder(
+            self.panel, "Choose the run folder", "runs"
         )
         if folder:
             self.set_output_folder(folder)

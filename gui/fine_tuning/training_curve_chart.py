@@ -14,6 +14,7 @@ from PySide6.QtGui import QPen
 from PySide6.QtWidgets import QSizePolicy
 from PySide6.QtWidgets import QWidget
 
+from kbert_gui.fine_tuning.fine_tuning_format import TRAINING_LOSS
 from kbert_gui.widgets import style
 
 LOSS_COLOR = QColor(style.LOSS_CURVE)
@@ -43,11 +44,14 @@ class TrainingCurveChart(QWidget):
         self.setObjectName("trainingCurves")
         self.setMinimumSize(320, 180)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
-        self.setToolTip("Training loss at every step; evaluation metric at every epoch end.")
+        self.setToolTip(
+            "Training loss at every step: the running mean since the epoch began, as Keras "
+            "reports it (so it steps at epoch starts); evaluation metric at every epoch end."
+        )
         self._loss = []
         self._metric = []
         self._total_steps = 0
-        self._loss_name = "training loss"
+        self._loss_name = TRAINING_LOSS
         self._metric_name = "evaluation metric"
         self._metric_markers = True
 
@@ -111,7 +115,7 @@ class TrainingCurveChart(QWidget):
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         painter.fillRect(self.rect(), self.palette().base())
         line_height = painter.fontMetrics().height()
-        plot = self._plot_rect(painter.fontMetrics())
+        plot = self.plot_rect()
         if plot.width() < 40 or plot.height() < 40:
             return
         self._draw_legend(painter, line_height)
@@ -131,16 +135,30 @@ class TrainingCurveChart(QWidget):
         if self._metric:
             self._draw_metric(painter, axes)
 
-    def _plot_rect(self, metrics):
-        """The area inside the axes: room for the tick labels left and right, the
-        legend above and the step labels below."""
-        margin = metrics.horizontalAdvance("0.000") + 14
+    def plot_rect(self):
+        """The area inside the axes: room for the widest tick label on either side (so
+        no label is cut off), the legend above and the step labels below."""
+        metrics = self.fontMetrics()
+        loss_labels, metric_labels = self.tick_labels()
+        left, right = (
+            max(metrics.horizontalAdvance(label) for label in ("0.000", *labels)) + 14
+            for labels in (loss_labels, metric_labels)
+        )
         line_height = metrics.height()
         return QRectF(
-            margin,
+            left,
             line_height * 2 + 8,
-            self.width() - 2 * margin,
+            self.width() - left - right,
             self.height() - line_height * 4 - 18,
+        )
+
+    def tick_labels(self):
+        """The texts on the left (loss) and the right (metric) axis."""
+        axes = _Axes(QRectF(0, 0, 1, 1), self._loss, self._metric, self._total_steps)
+        metric = [_tick_label(value, axes.metric_ticks) for value in axes.metric_ticks]
+        return (
+            [_tick_label(value, axes.loss_ticks) for value in axes.loss_ticks],
+            metric if self._metric else [],
         )
 
     def _draw_grid(self, painter, axes):
@@ -169,7 +187,7 @@ class TrainingCurveChart(QWidget):
             for value in axes.metric_ticks:
                 y = axes.metric_y(value)
                 painter.drawText(
-                    QRectF(plot.right() + 6, y - line_height / 2, plot.left() - 6, line_height),
+                    QRectF(plot.right() + 6, y - line_height / 2, self.width(), line_height),
                     Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
                     _tick_label(value, axes.metric_ticks),
                 )

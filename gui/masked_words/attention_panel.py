@@ -16,6 +16,7 @@ from kbert_gui.masked_words.attention_head_grid import AttentionHeadGrid
 from kbert_gui.masked_words.attention_head_view import AttentionHeadView
 from kbert_gui.masked_words.attention_heat_map import AttentionHeatMap
 from kbert_gui.widgets.error_banner import ErrorBanner
+from kbert_gui.masked_words.masked_words_format import display_name
 from kbert_gui.masked_words.masked_words_format import truncation_note
 from kbert_gui.services.latest_request_runner import TYPING_DELAY_MS
 from kbert_gui.services.latest_request_runner import LatestRequestRunner
@@ -162,6 +163,13 @@ class AttentionPanel(QWidget):
     def selection(self):
         """`(layer, head)` as `AttentionMap.select` takes them (None = average)."""
         return _chosen_index(self.layer_combo), _chosen_index(self.head_combo)
+
+    def caption(self):
+        """What the heat map shows, for its exported picture: "model · layer 2 · head 3"."""
+        if self._attention is None:
+            return ""
+        model = display_name(self.context.models.source)
+        return f"{model} · {self.layer_combo.currentText()} · {self.head_combo.currentText()}"
 
     def set_view(self, view):
         """Shows `HEAT_MAP`, `ALL_HEADS` or `HEAD_VIEW`."""

@@ -9,6 +9,7 @@ from kbert_gui.masked_words.masked_words_format import row_label
 from kbert_gui.masked_words.masked_words_format import row_replacement
 from kbert_gui.masked_words.masked_words_format import rows_of
 from kbert_gui.widgets import style
+from kbert_gui.widgets.probability_text import probability_text
 
 # The probability (a float in [0, 1], or None) of a row, for `ProbabilityBarDelegate`.
 PROBABILITY_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -94,7 +95,7 @@ class MaskPredictionModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.DisplayRole:
             if column == TOKEN_COLUMN:
                 return row_label(prediction)
-            return "—" if probability is None else f"{100 * probability:.1f} %"
+            return "—" if probability is None else probability_text(probability)
         if role == PROBABILITY_ROLE:
             return None if probability is None else float(probability)
         if role == PREDICTION_ROLE:
@@ -118,7 +119,7 @@ class MaskPredictionModel(QAbstractTableModel):
         if not hasattr(prediction, "word"):
             return (
                 f"{prediction.token!r} (id {prediction.token_id}): "
-                f"{100 * prediction.probability:.2f} %. Click to put "
+                f"{probability_text(prediction.probability)}. Click to put "
                 f"{row_replacement(prediction)!r} into the text.{unshared}"
             )
         if prediction.probability is None:
@@ -131,7 +132,7 @@ class MaskPredictionModel(QAbstractTableModel):
             else "one token of the vocabulary"
         )
         return (
-            f"{prediction.word!r}: {100 * prediction.probability:.2f} %, {how}. Click to put "
+            f"{prediction.word!r}: {probability_text(prediction.probability)}, {how}. Click to put "
             f"it into the text.{unshared}"
         )
 

@@ -71,9 +71,10 @@ class MaskedWordsController(QObject):
 
     def export_actions(self):
         """The current model's predictions (CSV, JSON) and the attention heat map (PNG,
-        SVG)."""
+        SVG, captioned with the model, layer and head)."""
         view = self.panel.predictions_view
-        heat_map = self.panel.attention_panel.heat_map
+        attention = self.panel.attention_panel
+        heat_map = attention.heat_map
         return [
             *data_actions(
                 "Predictions",
@@ -81,7 +82,12 @@ class MaskedWordsController(QObject):
                 lambda: prediction_document(view.outcome),
                 lambda: view.outcome is not None,
             ),
-            *image_actions("Attention heat map", heat_map, lambda: heat_map.weights is not None),
+            *image_actions(
+                "Attention heat map",
+                heat_map,
+                lambda: heat_map.weights is not None,
+                attention.caption,
+            ),
         ]
 
     # --- Predictions ----------------------------------------------------------------

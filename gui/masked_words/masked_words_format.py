@@ -19,9 +19,14 @@ PREDICTION_COLUMNS = ("mask", "start", "end", "rank", "token", "pieces", "probab
 
 
 def display_name(source):
-    """A model's name above its predictions: a folder's own name, a preset name as is."""
+    """A model's name above its predictions: a folder's parent and own name
+    ("sentiment/model", so that two runs' models side by side differ), a preset name
+    as is. The full path goes in the tooltip."""
+    source = str(source)
     path = pathlib.Path(source)
-    return path.name if len(path.parts) > 1 else str(source)
+    if len(path.parts) <= 1 or "://" in source:
+        return source
+    return "/".join(part for part in path.parts[-2:] if part != path.anchor)
 
 
 def fresh_heads_warning(source, fresh_heads):

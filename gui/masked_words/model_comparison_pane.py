@@ -1,10 +1,7 @@
 """A second model's predictions for the "Masked words" text, side by side with the first."""
 
-import pathlib
-
 from PySide6.QtCore import Signal
 from PySide6.QtCore import Slot
-from PySide6.QtWidgets import QFileDialog
 from PySide6.QtWidgets import QHBoxLayout
 from PySide6.QtWidgets import QLabel
 from PySide6.QtWidgets import QLineEdit
@@ -168,8 +165,8 @@ class ModelComparisonPane(QWidget):
 
     @Slot()
     def _choose_folder(self):
-        folder = QFileDialog.getExistingDirectory(
-            self, "Choose the model to compare with", str(pathlib.Path.home())
+        folder = self.context.file_dialogs.existing_folder(
+            self, "Choose the model to compare with", "models"
         )
         if folder:
             self.set_comparison_source(folder)

@@ -4,6 +4,8 @@ from PySide6.QtCore import QAbstractTableModel
 from PySide6.QtCore import QModelIndex
 from PySide6.QtCore import Qt
 
+from kbert_gui.widgets.probability_text import probability_text
+
 # Columns: title and header tooltip.
 COLUMNS = (
     ("Answer", "The answer: the exact characters of the passage"),
@@ -66,8 +68,9 @@ class AnswerListModel(QAbstractTableModel):
             return (
                 f"“{answer.text}”\ncharacters {answer.start}–{answer.end}, window "
                 f"{answer.window + 1}\nscore {answer.score:.3f}, probability "
-                f"{answer.probability:.2%} (start {answer.start_probability:.2%}, end "
-                f"{answer.end_probability:.2%})"
+                f"{probability_text(answer.probability)} (start "
+                f"{probability_text(answer.start_probability)}, end "
+                f"{probability_text(answer.end_probability)})"
             )
         if role == Qt.ItemDataRole.TextAlignmentRole and column != ANSWER_COLUMN:
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
@@ -93,7 +96,7 @@ def _display(answer, column):
     if column == SCORE_COLUMN:
         return f"{answer.score:.2f}"
     if column == PROBABILITY_COLUMN:
-        return f"{answer.probability:.1%}"
+        return probability_text(answer.probability)
     if column == SPAN_COLUMN:
         return f"{answer.start}–{answer.end}"
     if column == WINDOW_COLUMN:

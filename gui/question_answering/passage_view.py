@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QTextEdit
 from PySide6.QtWidgets import QToolTip
 
 from kbert_gui.widgets import style
+from kbert_gui.widgets.probability_text import probability_text
 from kbert_gui.widgets.qt_text_positions import QtTextPositions
 
 ANSWER_BACKGROUND = QColor(style.ANSWER_BACKGROUND)
@@ -193,7 +194,8 @@ class PassageView(QPlainTextEdit):
             if probabilities is not None:
                 QToolTip.showText(
                     event.globalPos(),
-                    f"start {probabilities[0]:.1%} · end {probabilities[1]:.1%}",
+                    f"start {probability_text(probabilities[0])} · end "
+                    f"{probability_text(probabilities[1])}",
                     self.viewport(),
                 )
             else:

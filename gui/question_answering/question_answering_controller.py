@@ -9,7 +9,6 @@ import pathlib
 from PySide6.QtCore import QObject
 from PySide6.QtCore import QTimer
 from PySide6.QtCore import Slot
-from PySide6.QtWidgets import QFileDialog
 
 from kbert_gui.question_answering.answer_report import TASK_CLASS
 from kbert_gui.question_answering.answer_report import AnswerReport
@@ -70,7 +69,6 @@ class QuestionAnsweringController(QObject):
         self._has_results = False
         self._report = None
         self._scroll_on_select = True
-        self._last_folder = str(pathlib.Path.home())
 
         self.runner = LatestRequestRunner(context.inference_pool, delay_ms=0, parent=self)
         self.runner.result.connect(self._show_report)
@@ -112,11 +110,11 @@ class QuestionAnsweringController(QObject):
     @Slot()
     def open_text_file(self):
         """Asks for a text file and loads it as the passage."""
-        path, _ = QFileDialog.getOpenFileName(
+        path = self.context.file_dialogs.open_file(
             self.panel,
             "Open a passage",
-            self._last_folder,
             "Text files (*.txt *.text *.md);;All files (*)",
+            "passages",
         )
         if path:
             self.load_passage_file(path)
@@ -128,7 +126,8 @@ class QuestionAnsweringController(QObject):
         says why in the error line.
         """
         path = pathlib.Path(path)
-        self._last_folder = str(path.parent)
+        # A passage opened any way (the dialog, a drop) is where the next dialog starts.
+        self.context.file_dialogs.remember("passages", path)
         try:
             size = path.stat().st_size
             if path.is_file() and size > MAX_PASSAGE_BYTES:

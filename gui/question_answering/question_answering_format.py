@@ -6,6 +6,7 @@ line the tab shows can be checked on its own.
 
 from kbert_gui.tab_key import TabKey
 from kbert_gui.widgets import style
+from kbert_gui.widgets.probability_text import probability_text
 
 # The null-threshold slider moves in tenths over [-20, 20].
 THRESHOLD_STEPS_PER_UNIT = 10
@@ -34,8 +35,8 @@ def quoted_answer(text):
 def answer_details(answer):
     """The line under the best answer: score, probability, characters, window."""
     return (
-        f"score {answer.score:.2f} · probability {answer.probability:.1%} · characters "
-        f"{answer.start}–{answer.end} · window {answer.window + 1}"
+        f"score {answer.score:.2f} · probability {probability_text(answer.probability)} · "
+        f"characters {answer.start}–{answer.end} · window {answer.window + 1}"
     )
 
 

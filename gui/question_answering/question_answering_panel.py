@@ -127,7 +127,8 @@ class QuestionAnsweringPanel(QWidget):
         self.answers_view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.answers_view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.answers_view.setAlternatingRowColors(True)
-        self.answers_view.setWordWrap(False)
+        # A long answer wraps in its column (rows grow to fit) rather than being cut off.
+        self.answers_view.setWordWrap(True)
         self.answers_view.setToolTip(
             "The n best answers; select one to highlight it in the passage"
         )

@@ -21,8 +21,13 @@ from PySide6.QtCore import QIODevice
 from PySide6.QtCore import QPoint
 from PySide6.QtCore import QRectF
 from PySide6.QtCore import QSize
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QImage
 from PySide6.QtGui import QPainter
 from PySide6.QtSvg import QSvgGenerator
+
+# Space around an exported picture's caption, in pixels.
+CAPTION_PADDING = 6
 
 
 @dataclasses.dataclass(frozen=True)
@@ -80,31 +85,48 @@ def write_text(path, text):
     write_atomically(path, text.encode("utf-8"))
 
 
-def write_image(path, widget):
-    """The widget as drawn now: PNG for ".png", vector SVG for ".svg"."""
+def write_image(path, widget, caption=""):
+    """The widget as drawn now: PNG for ".png", vector SVG for ".svg", with `caption`
+    (what the picture shows, e.g. the model, layer and head) on a line below it."""
     path = pathlib.Path(path)
     if path.suffix.lower() == ".svg":
         buffer = io.BytesIO()
-        _render_svg(widget, buffer)
+        _render_svg(widget, caption, buffer)
         write_atomically(path, buffer.getvalue())
         return
+    # grab() lays out a widget that was never shown before it paints it.
+    picture = widget.grab()
+    if caption:
+        ratio = picture.devicePixelRatio()
+        size = _picture_size(widget, caption)
+        image = QImage(size * ratio, QImage.Format.Format_ARGB32)
+        image.setDevicePixelRatio(ratio)
+        image.fill(widget.palette().base().color())
+        painter = QPainter(image)
+        try:
+            painter.drawPixmap(0, 0, picture)
+            _paint_caption(painter, widget, caption)
+        finally:
+            painter.end()
+        picture = image
     staging = path.with_name(f".{path.name}.tmp-{os.getpid()}.png")
     try:
-        if not widget.grab().save(str(staging), "PNG"):
+        if not picture.save(str(staging), "PNG"):
             raise OSError(f"Could not write the image {str(path)!r}.")
         os.replace(staging, path)
     finally:
         staging.unlink(missing_ok=True)
 
 
-def image_actions(name, widget, available=lambda: True):
-    """The actions "`name` as PNG…" and "`name` as SVG…" for `widget`."""
+def image_actions(name, widget, available=lambda: True, caption=lambda: ""):
+    """The actions "`name` as PNG…" and "`name` as SVG…" for `widget`; `caption()` is
+    the line written below the picture ("" for none)."""
     return [
         ExportAction(
             f"{name} as {kind}…",
             f"{kind} images (*{suffix})",
             suffix,
-            lambda path: write_image(path, widget),
+            lambda path: write_image(path, widget, caption()),
             available,
         )
         for kind, suffix in (("PNG", ".png"), ("SVG", ".svg"))
@@ -138,18 +160,40 @@ def data_actions(name, table, document, available=lambda: True):
     ]
 
 
-def _render_svg(widget, stream):
+def _picture_size(widget, caption):
+    """The widget's size, and a line more for a caption."""
+    extra = widget.fontMetrics().height() + 2 * CAPTION_PADDING if caption else 0
+    return QSize(widget.width(), widget.height() + extra)
+
+
+def _paint_caption(painter, widget, caption):
+    """`caption` on the line below the widget's picture."""
+    if caption:
+        size = _picture_size(widget, caption)
+        strip = QRectF(0, widget.height(), size.width(), size.height() - widget.height())
+        painter.fillRect(strip, widget.palette().base())
+        painter.setPen(widget.palette().text().color())
+        painter.setFont(widget.font())
+        text_area = strip.adjusted(CAPTION_PADDING, 0, -CAPTION_PADDING, 0)
+        alignment = Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter
+        painter.drawText(text_area, alignment, caption)
+
+
+def _render_svg(widget, caption, stream):
     data = QByteArray()
     device = QBuffer(data)
     device.open(QIODevice.OpenModeFlag.WriteOnly)
     generator = QSvgGenerator()
     generator.setOutputDevice(device)
-    size = widget.size()
-    generator.setSize(QSize(size.width(), size.height()))
+    size = _picture_size(widget, caption)
+    generator.setSize(size)
     generator.setViewBox(QRectF(0, 0, size.width(), size.height()))
+    if caption:
+        generator.setDescription(caption)
     painter = QPainter(generator)
     try:
         widget.render(painter, QPoint(0, 0))
+        _paint_caption(painter, widget, caption)
     finally:
         painter.end()
     device.close()

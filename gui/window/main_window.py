@@ -6,6 +6,7 @@ from PySide6.QtCore import Slot
 from PySide6.QtGui import QAction
 from PySide6.QtGui import QActionGroup
 from PySide6.QtGui import QKeySequence
+from PySide6.QtWidgets import QHBoxLayout
 from PySide6.QtWidgets import QLabel
 from PySide6.QtWidgets import QMainWindow
 from PySide6.QtWidgets import QMenu
@@ -31,6 +32,9 @@ from kbert_gui.window.window_settings import WindowSettings
 # How long closing the window waits for running work to stop.
 CLOSE_TIMEOUT_MS = 4000
 DEFAULT_SIZE = (1100, 760)
+# The smallest window every tab is laid out for: no widget overlaps another or is
+# squeezed below its minimum (tests/gui/test_app.py checks each tab at this size).
+MINIMUM_SIZE = (760, 560)
 
 
 class MainWindow(QMainWindow):
@@ -99,6 +103,7 @@ class MainWindow(QMainWindow):
         context.opener.failed.connect(self._model_failed)
         self.tabs.currentChanged.connect(self._tab_changed)
 
+        self.setMinimumSize(*MINIMUM_SIZE)
         self.resize(*DEFAULT_SIZE)
         self.settings = WindowSettings(context.settings)
         self.settings.restore(self, self._tabs)
@@ -210,12 +215,18 @@ class MainWindow(QMainWindow):
         self.model_label = ElidedLabel(minimum_characters=16)
         self.model_label.setObjectName("modelName")
         self.loading_indicator = ModelLoadingIndicator(self.context.models)
+        # In a layout: a tool bar's own widget shown by show() (not its action) lands at 0, 0.
+        model_area = QWidget()
+        model_layout = QHBoxLayout(model_area)
+        model_layout.setContentsMargins(0, 0, 0, 0)
+        model_layout.setSpacing(0)
+        model_layout.addWidget(QLabel(" Model: "))
+        model_layout.addWidget(self.model_label, 1)
+        model_layout.addWidget(self.loading_indicator)
         toolbar = QToolBar("Model")
         toolbar.setObjectName("modelBar")
         toolbar.setMovable(False)
-        toolbar.addWidget(QLabel(" Model: "))
-        toolbar.addWidget(self.model_label)
-        toolbar.addWidget(self.loading_indicator)
+        toolbar.addWidget(model_area)
         toolbar.addSeparator()
         toolbar.addAction(self.open_action)
         toolbar.addWidget(recent_button)
@@ -305,12 +316,15 @@ class MainWindow(QMainWindow):
 
     @Slot(str)
     def _source_changed(self, source):
+        # A model opened: an earlier failure to open one is no longer news.
+        self.error_banner.clear_error()
         self._switch_pending = True
         self._show_model_name(short_name(source), source)
         self._show_status(f"Model: {source}")
 
     @Slot(object)
     def _model_described(self, description):
+        self.error_banner.clear_error()
         self._show_model_name(description.title, description.details)
         if self._switch_pending:
             self._switch_pending = False
@@ -325,6 +339,7 @@ class MainWindow(QMainWindow):
         else:
             text = f"Cannot open {source}: {message} The model is still {short_name(current)}."
         self.error_banner.show_error(text)
+        self._show_status(f"Could not open {source}.")
 
     def _show_model_name(self, name, tooltip):
         self.model_label.setText(name)
@@ -377,6 +392,12 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage(message, 10000)
 
     def closeEvent(self, event):
+        # A tab with running work (training) asks first, as Esc does; "No" keeps the
+        # window open. Ctrl+Q and File > Quit close the window, so they ask too.
+        for _key, widget in self._tabs:
+            if hasattr(widget, "may_close") and not widget.may_close():
+                event.ignore()
+                return
         self.settings.save(self, self._tabs)
         # Running work is asked to stop (training writes a checkpoint and returns) and
         # waited for, so no thread outlives the window.

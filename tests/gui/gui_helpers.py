@@ -1,12 +1,17 @@
 """Shared pieces of the desktop-app tests: an isolated AppContext, a small Hugging Face
 checkpoint to convert, and a UI heartbeat."""
 
+import itertools
 import time
 
 import pytest
 
 from PySide6.QtCore import QSettings
+from PySide6.QtCore import Qt
 from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QAbstractScrollArea
+from PySide6.QtWidgets import QAbstractSpinBox
+from PySide6.QtWidgets import QWidget
 
 from kbert_gui.services.app_context import AppContext
 from kbert_gui.services.model_store import ModelStore
@@ -44,6 +49,37 @@ def make_hugging_face_folder(folder):
 def stop_context(context, timeout_ms=10000):
     """Stops the context's workers (call at the end of a test that started any)."""
     assert context.stop_all(timeout_ms), "background work did not stop in time"
+
+
+def layout_problems(root):
+    """What is drawn wrongly in `root` as laid out now: `("overlap", a, b)` for two shown
+    sibling widgets that cover each other, `("squeezed", a, size, minimum)` for a shown
+    widget smaller than its minimum size hint (not held at its maximum size). Scroll areas'
+    contents scroll and spin boxes' insides are their own, so neither is looked into."""
+    problems = []
+
+    def name(widget):
+        return widget.objectName() or type(widget).__name__
+
+    def walk(widget):
+        if isinstance(widget, (QAbstractScrollArea, QAbstractSpinBox)):
+            return
+        direct = widget.findChildren(QWidget, options=Qt.FindChildOption.FindDirectChildrenOnly)
+        children = [child for child in direct if child.isVisible() and not child.isWindow()]
+        for first, second in itertools.combinations(children, 2):
+            if first.geometry().intersects(second.geometry()):
+                problems.append(("overlap", name(first), name(second)))
+        for child in children:
+            hint, size, most = child.minimumSizeHint(), child.size(), child.maximumSize()
+            # A widget held at its maximum size is as its code means it.
+            narrow = hint.width() > size.width() < most.width()
+            low = hint.height() > size.height() < most.height()
+            if narrow or low:
+                problems.append(("squeezed", name(child), size.toTuple(), hint.toTuple()))
+            walk(child)
+
+    walk(root)
+    return problems
 
 
 class Heartbeat:

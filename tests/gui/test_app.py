@@ -8,11 +8,14 @@ import sys
 
 import pytest
 from fine_tuning_helpers import SMALL_MODEL
+from gui_helpers import layout_problems
 from gui_helpers import make_context
 from gui_helpers import stop_context
 
 from kbert_gui.app import create_window
 from kbert_gui.tab_key import TabKey
+from kbert_gui.window.main_window import DEFAULT_SIZE
+from kbert_gui.window.main_window import MINIMUM_SIZE
 
 REPOSITORY = pathlib.Path(__file__).resolve().parents[2]
 
@@ -73,6 +76,121 @@ def test_every_tab_fits_a_window_800_pixels_wide(qtbot, tmp_path):
         window.tabs.setCurrentIndex(index)
         assert window.minimumSizeHint().width() <= 800, window.tabs.tabText(index)
         assert window.width() == 800
+    stop_context(window.context)
+
+
+def test_at_its_minimum_size_no_widget_of_any_tab_overlaps_another(qtbot, tmp_path):
+    window = create_window(context=make_context(tmp_path))
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitExposed(window)
+    window.resize(320, 240)
+    qtbot.waitUntil(lambda: window.size().toTuple() == MINIMUM_SIZE)
+    # The model bar while a model loads: the busy indicator beside the name, not over it.
+    window.loading_indicator.show()
+    fine_tuning = window.tab(TabKey.FINE_TUNING)
+    fine_tuning.pages.setCurrentIndex(1)
+    for index in range(window.tabs.count()):
+        window.tabs.setCurrentIndex(index)
+        qtbot.wait(10)
+        assert layout_problems(window) == [], window.tabs.tabText(index)
+    # The chart keeps room for its widest tick labels (loss in steps of 0.0025).
+    chart = fine_tuning.chart
+    for step in range(1, 41):
+        chart.add_loss_point(step, 0.011 - step * 0.0002)
+    chart.add_metric_point(40, 87.5)
+    plot = chart.plot_rect()
+    loss_labels, metric_labels = chart.tick_labels()
+    assert "0.0025" in loss_labels and "100" in metric_labels
+    widest = max(chart.fontMetrics().horizontalAdvance(label) for label in loss_labels)
+    assert plot.left() >= widest + 6 and plot.height() >= 60
+    widest = max(chart.fontMetrics().horizontalAdvance(label) for label in metric_labels)
+    assert chart.width() - plot.right() >= widest + 6
+    stop_context(window.context)
+
+
+def test_table_columns_fit_at_the_default_size_or_wrap_with_the_full_text_on_hover(
+    qtbot, tmp_path
+):
+    from PySide6.QtCore import Qt
+
+    from kbert.inference.results import AnswerSpan
+
+    window = create_window(context=make_context(tmp_path))
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitExposed(window)
+    assert window.size().toTuple() == DEFAULT_SIZE
+    # The evaluation table: every column in view, Macro F1 with its whole title.
+    fine_tuning = window.tab(TabKey.FINE_TUNING)
+    window.show_tab(TabKey.FINE_TUNING)
+    fine_tuning.pages.setCurrentIndex(1)
+    rows = [
+        {"epoch": epoch, "loss": 0.5, "learning_rate": 2e-5, "accuracy": 0.7, "macro_f1": 0.65}
+        for epoch in (1, 2)
+    ]
+    fine_tuning.evaluation_model.set_rows(rows)
+    view = fine_tuning.evaluation_view
+    header = view.horizontalHeader()
+    qtbot.waitUntil(lambda: header.sectionSize(0) > 0)
+    widths = [header.sectionSize(column) for column in range(header.count())]
+    assert sum(widths) <= view.viewport().width()
+    titles = [view.model().headerData(column, Qt.Orientation.Horizontal) for column in range(5)]
+    assert titles[-1] == "Macro F1"
+    assert widths[-1] >= header.fontMetrics().horizontalAdvance("Macro F1") + 8
+    for column, title in enumerate(titles):
+        role = Qt.ItemDataRole.ToolTipRole
+        assert view.model().headerData(column, Qt.Orientation.Horizontal, role) == title
+
+    # The answers: a long answer wraps in its column, whole, and its tooltip holds it.
+    qa = window.tab(TabKey.QUESTION_ANSWERING)
+    window.show_tab(TabKey.QUESTION_ANSWERING)
+    text = "the Norman conquest of England by William the Conqueror in 1066"
+    qa.answers_model.set_answers([AnswerSpan(text, 10, 10 + len(text), 12.5, 0.4, 0.5, 0.4, 0)])
+    view = qa.answers_view
+    index = view.model().index(0, 0)
+    qtbot.waitUntil(lambda: view.visualRect(index).width() > 0)
+    cell = view.visualRect(index).adjusted(3, 0, -3, 0)
+    needed = view.fontMetrics().boundingRect(cell, int(Qt.TextFlag.TextWordWrap), text)
+    assert needed.height() <= view.visualRect(index).height()
+    assert needed.height() > view.fontMetrics().height()  # it did need more than a line
+    assert text in view.model().data(index, Qt.ItemDataRole.ToolTipRole)
+    stop_context(window.context)
+
+
+def test_every_file_dialog_opens_in_the_last_folder_kept_in_the_settings(
+    qtbot, tmp_path, monkeypatch
+):
+    from PySide6.QtWidgets import QFileDialog
+
+    context = make_context(tmp_path)
+    folders = {}
+    for kind in ("models", "data", "runs", "passages"):
+        folders[kind] = tmp_path / "last" / kind
+        folders[kind].mkdir(parents=True)
+        context.settings.setValue(f"folders/{kind}", str(folders[kind]))
+    window = create_window(context=context)
+    qtbot.addWidget(window)
+    started = []
+
+    def dialog(answer):
+        return lambda parent, title, start, *rest: started.append(start) or answer
+
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", dialog(("", "")))
+    monkeypatch.setattr(QFileDialog, "getExistingDirectory", dialog(""))
+    fine_tuning = window.tab(TabKey.FINE_TUNING)
+    buttons = [
+        window.tab(TabKey.MASKED_WORDS).comparison_pane.folder_button,
+        fine_tuning.train_browse_button,
+        fine_tuning.eval_browse_button,
+        fine_tuning.output_browse_button,
+        window.tab(TabKey.QUESTION_ANSWERING).open_file_button,
+    ]
+    for button in buttons:
+        button.click()
+    window.open_action.trigger()
+    kinds = ["models", "data", "data", "runs", "passages", "models"]
+    assert started == [str(folders[kind]) for kind in kinds]
     stop_context(window.context)
 
 
@@ -150,6 +268,26 @@ def test_kbert_gui_command_offers_the_apps_options_without_loading_keras():
     assert result.returncode == 0, result.stderr
     assert "--model MODEL" in result.stdout and "--backend" in result.stdout
     assert result.stdout.strip().endswith("keras imported: False")
+
+
+def test_python_m_kbert_gui_never_imports_kbert_from_the_working_directory(tmp_path):
+    # The parent of a clone: a `kbert` folder that is no package of the app's.
+    stray = tmp_path / "kbert"
+    stray.mkdir()
+    (stray / "__init__.py").write_text("raise SystemExit('the stray kbert was imported')\n")
+    here = subprocess.run(
+        [sys.executable, "-c", "import kbert"], cwd=tmp_path, capture_output=True, text=True
+    )
+    assert "the stray kbert was imported" in here.stderr  # what the app must not do
+    result = subprocess.run(
+        [sys.executable, "-m", "kbert_gui", "--help"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("usage: kbert gui")
 
 
 def test_gil_holding_extensions_are_imported_up_front_and_missing_ones_skipped():

@@ -27,6 +27,7 @@ from kbert_gui.classify.entity_span_model import EntitySpanModel
 from kbert_gui.classify.label_probability_model import PROBABILITY_ROLE
 from kbert_gui.classify.label_probability_model import LabelProbabilityModel
 from kbert_gui.tab_key import TabKey
+from kbert_gui.widgets.probability_text import probability_text
 
 TAGS = ["O", "B-PER", "I-PER", "B-LOC"]
 # An emoji (two UTF-16 units in Qt) before the entities, and one inside the text.
@@ -119,7 +120,8 @@ def test_a_classifier_shows_what_classify_returns(tab, qtbot, models):
         assert list(shown) == by_probability
         for label, probability in expected.probabilities.items():
             assert shown[label] == pytest.approx(probability, abs=1e-6)
-        assert tab.headline_label.text() == f"{expected.label} · {100 * expected.probability:.1f} %"
+        headline = f"{expected.label} · {probability_text(expected.probability)}"
+        assert tab.headline_label.text() == headline
     assert not tab.pair_edit.isHidden() and tab.aggregation_combo.isHidden()
     assert "Classifier, 3 labels: neg, pos, mixed" in tab.head_label.text()
 

@@ -54,7 +54,7 @@ def _fine_tuning_result(metric="accuracy", status="completed"):
 
 def test_probe_predictions_in_one_line():
     classification = Classification("pos", 0.61, {"neg": 0.3, "pos": 0.61, "odd": 0.05, "x": 0.04})
-    assert describe_prediction(classification) == "pos 61% · neg 30% · odd 5%"
+    assert describe_prediction(classification) == "pos 61.0 % · neg 30.0 % · odd 5.0 %"
     answers = AnswerResult(
         "who?",
         "Alice is the king .",
@@ -65,7 +65,7 @@ def test_probe_predictions_in_one_line():
         -1.0,
         False,
     )
-    assert describe_prediction(answers) == "“Alice” 75% · “king” 25%"
+    assert describe_prediction(answers) == "“Alice” 75.0 % · “king” 25.0 %"
     assert describe_prediction(AnswerResult("who?", "", (), None, True)) == "(no answer)"
     masks = FillMaskResult(
         "the [MASK] sat",
@@ -83,9 +83,9 @@ def test_probe_predictions_in_one_line():
             ),
         ),
     )
-    assert describe_prediction(masks) == "[MASK] → cat 50%, dog 25%, ##s 12%"
+    assert describe_prediction(masks) == "[MASK] → cat 50.0 %, dog 25.0 %, ##s 12.5 %"
     entities = [EntitySpan("PER", 0, 5, "Alice", 0.9), EntitySpan("LOC", 19, 23, "Rome", 0.625)]
-    assert describe_prediction(entities) == "Alice [PER 90%], Rome [LOC 62%]"
+    assert describe_prediction(entities) == "Alice [PER 90.0 %], Rome [LOC 62.5 %]"
     assert describe_prediction([]) == "(no entities)"
     choice = Choice(2, "and left.", 0.5, (0.2, 0.05, 0.5, 0.25), ("a", "b", "and left.", "d"))
     assert describe_prediction(choice) == "2: “and left.” 50% · 3: “d” 25% · 0: “a” 20%"
@@ -94,8 +94,8 @@ def test_probe_predictions_in_one_line():
 def test_probe_list_lines():
     classification = Classification("pos", 0.75, {"pos": 0.75, "neg": 0.25})
     assert probe_line(2, classification, None) == (
-        "Epoch 2: pos 75% · neg 25%",
-        "Epoch 2\npos 75% · neg 25%",
+        "Epoch 2: pos 75.0 % · neg 25.0 %",
+        "Epoch 2\npos 75.0 % · neg 25.0 %",
     )
     assert probe_line(None, None, "ValueError: empty text") == (
         "Saved model: ValueError: empty text",
@@ -171,7 +171,7 @@ def test_preview_summary_and_problems(tmp_path):
         "Evaluation: the reader rejects the file (see the message above)"
     )
     assert preview_problems(train, None) == [] and error_lines(train) == {}
-    assert preview_problems(rejected, rejected) == [rejected.error, rejected.error]
+    assert preview_problems(rejected, rejected) == [rejected.error]
     assert error_lines(rejected) == {3: rejected.error}
 
 

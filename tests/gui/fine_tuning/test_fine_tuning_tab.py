@@ -30,6 +30,7 @@ from fine_tuning_data import classification_examples
 from kbert.training.progress_events import EpochFinished
 from kbert.training.progress_events import StepFinished
 from kbert.training.run_state import CHECKPOINT_FILE
+from kbert_gui.fine_tuning.column_mapping_form import CHOOSE_LABEL
 from kbert_gui.fine_tuning.data_preview_model import DataPreviewModel
 from kbert_gui.fine_tuning.data_preview_model import ERROR_BACKGROUND
 from kbert_gui.fine_tuning.eta_estimator import EtaEstimator
@@ -39,6 +40,7 @@ from kbert_gui.fine_tuning.fine_tuning_events import ProbePredicted
 from kbert_gui.fine_tuning.fine_tuning_tab import FineTuningTab
 from kbert_gui.fine_tuning.fine_tuning_tasks import TASKS
 from kbert_gui.tab_key import TabKey
+from kbert_gui.window.main_window import MainWindow
 
 
 def set_up_long_run(tab, qtbot, data, output, **settings):
@@ -256,11 +258,15 @@ def test_a_fine_tuning_run_completes_from_the_gui(tab, qtbot, tmp_path, data):
         qtbot.mouseClick(tab.open_model_button, Qt.MouseButton.LeftButton)
     assert requested.args == [TabKey.CLASSIFY]
     assert tab.context.models.source == str(preset)
-    # Another task does not relabel this run's curves.
+    # Another task does not relabel this run's curves, whose loss says what it is.
     names = tab.chart.names()
-    assert names[1] == "evaluation accuracy"
+    assert names[:2] == ("training loss (running mean of the epoch)", "evaluation accuracy")
     tab.set_task("masked-lm")
     assert tab.chart.names() == names and len(tab.chart.metric_points) == 2
+    # ... but its probe outputs go, and "Open in …" is for a run of the task shown.
+    assert tab.probe_list.count() == 0
+    assert tab.open_model_button.text() == "Open in Masked words"
+    assert not tab.open_model_button.isEnabled()
 
 
 @pytest.mark.timing
@@ -358,15 +364,32 @@ def test_cancel_stops_within_two_batches_and_resume_completes(tab, qtbot, tmp_pa
     )
 
 
-def test_a_failed_start_shows_kbert_message_and_returns_to_idle(tab, qtbot, tmp_path, data):
+def test_a_missing_label_column_is_said_once_for_both_files(tab, qtbot, tmp_path):
+    rows = "sentence,score\na lovely cat,1\na dull dog,0\n"
+    train, evaluation = tmp_path / "train.csv", tmp_path / "evaluation.csv"
+    train.write_text(rows, encoding="utf-8")
+    evaluation.write_text(rows, encoding="utf-8")
+    tab.set_evaluation_file(evaluation)
+    tab.set_training_file(train)
+    qtbot.waitUntil(lambda: bool(tab.error_banner.message), timeout=20_000)
+    assert tab.error_banner.message == CHOOSE_LABEL
+    qtbot.mouseClick(tab.start_button, Qt.MouseButton.LeftButton)
+    assert tab.error_banner.message == CHOOSE_LABEL and tab.worker is None
+
+
+def test_a_folder_that_is_not_empty_is_refused_in_the_apps_words(tab, qtbot, tmp_path, data):
     output = tmp_path / "busy"
     output.mkdir()
     (output / "notes.txt").write_text("keep me", encoding="utf-8")
     set_up_run(tab, qtbot, data["train"], output, epochs=1, batch_size=8)
-    status = click_and_wait_for_end(tab, qtbot, tab.start_button)
-    assert status == "failed"
-    assert "is not empty" in tab.error_banner.message
+    # The app refuses the folder in its own words, before any run starts.
+    qtbot.mouseClick(tab.start_button, Qt.MouseButton.LeftButton)
+    assert tab.worker is None
+    message = tab.error_banner.message
+    assert message == f"The run folder {output} is not empty: choose an empty or a new folder."
+    assert "resume=" not in message and "--resume" not in message
     assert tab.start_button.isEnabled() and not tab.cancel_button.isEnabled()
+    assert not tab.resume_button.isEnabled()
     assert (output / "notes.txt").read_text(encoding="utf-8") == "keep me"
 
 
@@ -411,10 +434,12 @@ def test_esc_asks_first_and_a_restarted_app_resumes_the_run_as_it_was(
 ):
     output = tmp_path / "run"
     set_up_long_run(tab, qtbot, data, output, seed=7)
-    tab.show()
-    tab.activateWindow()
-    qtbot.waitUntil(tab.isActiveWindow)
-    answers, questions = [QMessageBox.StandardButton.No], []
+    window = MainWindow(tab.context, [(TabKey.FINE_TUNING, tab)])
+    qtbot.addWidget(window)
+    window.show()
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow)
+    answers, questions = [QMessageBox.StandardButton.No] * 2, []
 
     def answer(parent, title, text, *buttons):
         questions.append(title)
@@ -427,8 +452,12 @@ def test_esc_asks_first_and_a_restarted_app_resumes_the_run_as_it_was(
             # Esc in the probe field asks; "No" keeps training.
             qtbot.keyClick(tab.probe_input.text_edit, Qt.Key.Key_Escape)
             assert questions == ["Stop training?"] and tab.cancel_button.isEnabled()
-            # Closing the window mid-run asks too ("Yes" from here on).
-            assert tab.may_close() and questions[-1] == "Training is running"
+            # Ctrl+Q mid-run asks too; "No" keeps the window and the run.
+            control = Qt.KeyboardModifier.ControlModifier
+            qtbot.keyClick(tab.probe_input.text_edit, Qt.Key.Key_Q, control)
+            assert questions[-1] == "Training is running" and window.isVisible()
+            assert tab.cancel_button.isEnabled()
+            # "Yes" from here on.
             qtbot.keyClick(tab.probe_input.text_edit, Qt.Key.Key_Escape)
 
     tab.training_event.connect(escape_twice)
@@ -437,6 +466,33 @@ def test_esc_asks_first_and_a_restarted_app_resumes_the_run_as_it_was(
     assert tab.may_close() and len(questions) == 3  # nothing to ask once idle
     cancelled_step = tab.result.global_step
     losses = tab.chart.loss_points
+
+    # The app restarts and only the run folder is chosen: the run comes back as it was,
+    # its form, curves and log, and Resume is on.
+    context = make_context(tmp_path / "restart-folder", str(data["preset"]))
+    folder_only = FineTuningTab(context)
+    qtbot.addWidget(folder_only)
+    try:
+        qtbot.waitUntil(lambda: folder_only.hyperparameters.is_ready, timeout=60_000)
+        assert folder_only.progress_bar.format() == "No run yet"
+        folder_only.set_output_folder(output)
+        qtbot.waitUntil(folder_only.resume_button.isEnabled, timeout=60_000)
+        assert folder_only.task() == "classification"
+        assert folder_only.train_file_edit.text() == str(data["long_train"])
+        assert folder_only.hyperparameters.values()["seed"] == 7
+        assert folder_only.chart.loss_points == losses
+        assert "— Cancel requested" in folder_only.log_view.toPlainText()
+        assert folder_only.progress_bar.format() == f"Stopped after step {cancelled_step}"
+        assert folder_only.status_label.text().endswith("Resume continues it.")
+        # Another training file: Resume is off, one sentence says why, with the way back.
+        folder_only.set_training_file(data["train"])
+        qtbot.waitUntil(lambda: not folder_only.resume_note.isHidden(), timeout=60_000)
+        note = folder_only.resume_note.text()
+        assert not folder_only.resume_button.isEnabled()
+        assert note.startswith("Resume is off: the run in this folder was trained on other data")
+        assert "Use its setup" in note and "then," not in note
+    finally:
+        stop_context(context)
 
     # The app restarts: a new tab, whose form knows nothing of the run.
     context = make_context(tmp_path / "restart", str(data["preset"]))

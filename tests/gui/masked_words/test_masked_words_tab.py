@@ -6,6 +6,7 @@ tiny model is loaded and compiled once per backend.
 
 import csv
 import json
+import pathlib
 import threading
 import types
 
@@ -36,6 +37,7 @@ from kbert_gui.masked_words.mask_prediction_model import MaskPredictionModel
 from kbert_gui.masked_words.masked_text_edit import MaskedTextEdit
 from kbert_gui.masked_words.masked_text_edit import word_span
 from kbert_gui.services.model_store import ModelStore
+from kbert_gui.widgets.probability_text import probability_text
 from gui_helpers import Heartbeat
 from gui_helpers import make_context
 from gui_helpers import stop_context
@@ -648,7 +650,7 @@ def test_the_predictions_and_the_heat_map_export(qtbot, masked_words, tmp_path):
         mask, rank = int(row["mask"]) - 1, int(row["rank"]) - 1
         model = view.model(mask)
         assert row["token"] == model.index(rank, 0).data()
-        assert model.index(rank, 1).data() == f"{100 * float(row['probability']):.1f} %"
+        assert model.index(rank, 1).data() == probability_text(float(row["probability"]))
         assert text[int(row["start"]) : int(row["end"])] == "[MASK]"
         exported = document["masks"][mask]["predictions"][rank]
         assert exported["token"] == row["token"] and exported["text"] == row["text"]
@@ -660,18 +662,34 @@ def test_the_predictions_and_the_heat_map_export(qtbot, masked_words, tmp_path):
     assert png.available()
     png.write(png.path_for(tmp_path / "attention"))
     svg.write(svg.path_for(tmp_path / "attention"))
+    # Below the map, a line says which model, layer and head it shows.
+    parent = pathlib.Path(masked_words.context.models.source).parent.name
+    assert panel.caption() == f"{parent}/masked_lm · layer 1 · average of heads"
     image = QImage(str(tmp_path / "attention.png"))
-    assert (image.width(), image.height()) == (panel.heat_map.width(), panel.heat_map.height())
-    assert "<svg" in (tmp_path / "attention.svg").read_text(encoding="utf-8")
+    assert image.width() == panel.heat_map.width()
+    assert image.height() > panel.heat_map.height() + panel.heat_map.fontMetrics().height()
+    caption_strip = [
+        image.pixelColor(x, y).lightness()
+        for x in range(image.width())
+        for y in range(panel.heat_map.height(), image.height())
+    ]
+    assert min(caption_strip) < 128  # the caption's ink
+    svg_text = (tmp_path / "attention.svg").read_text(encoding="utf-8")
+    assert "<svg" in svg_text and panel.caption() in svg_text
 
 
 def test_the_tab_follows_the_current_model(qtbot, masked_words, model_store, presets):
     text = "the [MASK] ran ."
     _predict(qtbot, masked_words.controller.runner, lambda: _set_text(masked_words, text))
-    assert masked_words.predictions_view.title_label.text() == "masked_lm"
+    # The header names the folder with its parent (two runs' "model" folders differ),
+    # the full path on hover.
+    title = masked_words.predictions_view.title_label
+    parent = pathlib.Path(presets.masked_lm).parent.name
+    assert title.text() == f"{parent}/masked_lm" and title.toolTip() == presets.masked_lm
 
     _predict(qtbot, masked_words.controller.runner, lambda: model_store.set_source(presets.backbone_only))
-    assert masked_words.predictions_view.title_label.text() == "backbone_only"
+    assert title.text() == f"{parent}/backbone_only"
+    assert title.toolTip() == presets.backbone_only
     expected = _model(model_store, presets.backbone_only).fill_mask(text, top_k=5)
     _assert_shows(masked_words.predictions_view, expected)
     assert "no trained masked-LM head" in masked_words.predictions_view.warning
@@ -732,5 +750,17 @@ def test_mask_prediction_model(qtmodeltester):
     assert model.index(1, 0).data(PREDICTION_ROLE) is candidates[1]
     # A continuation piece goes into the text without its "##".
     assert model.replacement(1) == "dam" and model.replacement(0) == "amster"
+    # Scored multi-piece words far under 0.1 % still read differently (scientific).
+    from kbert.inference.results import WordScore
+
+    scores = (
+        WordScore("amsterdam", ("amster", "##dam"), 1.48e-9, "amsterdam sat", ""),
+        WordScore("rotterdam", ("rotter", "##dam"), 1.41e-20, "rotterdam sat", ""),
+    )
+    model.set_mask(MaskFill(position=1, start=0, end=6, candidates=scores))
+    assert [model.index(row, 1).data() for row in range(2)] == ["1.5e-09", "1.4e-20"]
+    assert "'amsterdam': 1.5e-09, the product of its 2 pieces'" in model.index(0, 0).data(
+        Qt.ItemDataRole.ToolTipRole
+    )
     model.set_mask(None)
     assert model.rowCount() == 0

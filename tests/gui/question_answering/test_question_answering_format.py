@@ -34,7 +34,7 @@ def test_the_slider_in_tenths():
 def test_the_best_answer_and_its_details():
     assert quoted_answer(BEST.text) == "“the king of Rome”"
     assert answer_details(BEST) == (
-        "score 3.25 · probability 12.3% · characters 40–57 · window 2"
+        "score 3.25 · probability 12.3 % · characters 40–57 · window 2"
     )
     assert no_answer_details(_result((), None, is_impossible=True)) == (
         "The passage has no words to answer from."

@@ -13,6 +13,7 @@ from kbert_gui.question_answering.answer_list_model import AnswerRole
 from kbert_gui.widgets.qt_text_positions import QtTextPositions
 from kbert_gui.question_answering.question_answering_tab import QuestionAnsweringTab
 from kbert_gui.tab_key import TabKey
+from kbert_gui.widgets.probability_text import probability_text
 from gui_helpers import Heartbeat
 from gui_helpers import make_context
 from gui_helpers import stop_context
@@ -337,7 +338,7 @@ def test_the_answers_export_as_csv_and_json(qtbot, open_tab, presets, tmp_path):
         assert float(exported["score"]) == pytest.approx(expected.score)
         assert answer["probability"] == pytest.approx(expected.probability)
         # What the table shows, cell by cell.
-        assert shown.data(shown.index(row, 2)) == f"{float(exported['probability']):.1%}"
+        assert shown.data(shown.index(row, 2)) == probability_text(float(exported["probability"]))
         assert shown.data(shown.index(row, 4)) == exported["window"] == str(answer["window"])
     assert report.result.answers == shown.answers()
 
@@ -402,9 +403,16 @@ def test_answer_list_model(qtmodeltester):
     qtmodeltester.check(model)
     assert model.rowCount() == 2 and model.columnCount() == 5
     row = [model.data(model.index(1, column)) for column in range(5)]
-    assert row == ["the king", "1.00", "12.5%", "30–38", "2"]
+    assert row == ["the king", "1.00", "12.5 %", "30–38", "2"]
     assert model.data(model.index(0, 0), AnswerRole) is answers[0]
     assert model.headerData(0, Qt.Orientation.Horizontal) == "Answer"
+    # A span probability under 0.1 % keeps its digits (scientific), in the tooltip too.
+    tiny = AnswerSpan("Alice", 10, 15, -9.0, 1.48e-9, 2.0e-5, 3.1e-4, 0)
+    model.set_answers([tiny])
+    assert model.data(model.index(0, 2)) == "1.5e-09"
+    assert "1.5e-09 (start 2.0e-05, end 3.1e-04)" in model.data(
+        model.index(0, 0), Qt.ItemDataRole.ToolTipRole
+    )
     model.clear()
     assert model.rowCount() == 0
     qtmodeltester.check(model)

@@ -201,10 +201,10 @@ def test_geometry_and_splitters_are_restored_after_a_restart(qtbot, tmp_path):
     window.show()
     qtbot.waitExposed(window)
     # Inside the offscreen platform's 800 x 600 screen, which restoring clamps to.
-    window.resize(700, 500)
+    window.resize(780, 580)
     splitter = window.tab("exporting").splitter
     splitter.setSizes([150, 500])
-    qtbot.waitUntil(lambda: window.size().width() == 700)
+    qtbot.waitUntil(lambda: window.size().width() == 780)
     sizes = splitter.sizes()
     window.close()
     stop_context(window.context)
@@ -212,7 +212,7 @@ def test_geometry_and_splitters_are_restored_after_a_restart(qtbot, tmp_path):
     restarted = _window(qtbot, tmp_path)
     restarted.show()
     qtbot.waitExposed(restarted)
-    assert (restarted.width(), restarted.height()) == (700, 500)
+    assert (restarted.width(), restarted.height()) == (780, 580)
     assert restarted.tab("exporting").splitter.sizes() == sizes
     stop_context(restarted.context)
 
@@ -247,11 +247,21 @@ def test_documentation_shows_the_readme(qtbot, tmp_path):
 
 def test_the_window_shows_the_conversion_while_a_model_opens(qtbot, tmp_path):
     window = _window(qtbot, tmp_path)
+    window.show()
+    qtbot.waitExposed(window)
     folder = make_hugging_face_folder(tmp_path / "hf-bert")
     seen = []
-    window.context.models.loading_step.connect(
-        lambda step: seen.append((window.loading_indicator.isVisibleTo(window), step))
-    )
+    name = window.model_label
+
+    def indicator_shown(step):
+        # Shown, in the model bar beside the model's name (not over it).
+        indicator = window.loading_indicator
+        beside = indicator.mapTo(window, indicator.rect().topLeft()).x() >= name.mapTo(
+            window, name.rect().topRight()
+        ).x()
+        seen.append((indicator.isVisible() and beside, step))
+
+    window.context.models.loading_step.connect(indicator_shown)
     with qtbot.waitSignal(
         window.context.opener.described,
         timeout=60_000,
@@ -364,6 +374,30 @@ def test_a_keras_file_chosen_in_the_file_dialog_or_dropped_becomes_the_model(
     with qtbot.waitSignal(window.context.models.source_changed, timeout=60000):
         _drop(window, path)
     assert window.context.models.source == str(path)
+    stop_context(window.context)
+
+
+def test_a_failed_open_can_be_dismissed_and_clears_once_a_model_opens(qtbot, tmp_path):
+    window = _two_tab_window(qtbot, tmp_path)
+    window.show()
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    for _attempt in range(2):
+        with qtbot.waitSignal(window.context.opener.failed, timeout=60000):
+            window.open_model(empty)
+        assert window.error_banner.isVisible() and window.error_banner.close_button.isVisible()
+        # The status bar no longer says the folder is being opened.
+        assert not window.statusBar().currentMessage().startswith("Opening")
+        assert window.statusBar().currentMessage() == f"Could not open {empty}."
+    qtbot.mouseClick(window.error_banner.close_button, Qt.MouseButton.LeftButton)
+    assert window.error_banner.isHidden() and window.error_banner.message == ""
+
+    with qtbot.waitSignal(window.context.opener.failed, timeout=60000):
+        window.open_model(empty)
+    assert window.error_banner.message
+    with qtbot.waitSignal(window.context.opener.described, timeout=60000):
+        window.open_model("demo")
+    assert window.error_banner.isHidden()
     stop_context(window.context)
 
 
