@@ -4,8 +4,13 @@ The model is duck-typed: anything with `predict_on_batch(dict)`, a `bert_config`
 (for `max_positions` and `vocabulary_size`) and optionally a `tokenizer` attribute.
 `predict_on_batch` is Keras's compiled single-batch forward pass: on JAX and
 TensorFlow it is traced and compiled once per input shape and reused afterwards,
-which is why every batch is first padded to a length bucket and a power-of-two
-number of rows.
+which is why every batch is first padded to a length bucket and a row bucket
+(`kbert.preprocessing.length_buckets`).
+
+Every entry that takes several texts runs them through `batch_indices`: sorted by
+token length, longest first, batched, each batch padded to its own bucket (so the
+padding of each batch stays within `inference_padding_bound` of its longest row), results written back
+at the caller's positions.
 """
 
 import numpy as np
@@ -14,7 +19,7 @@ from kbert.preprocessing.length_buckets import INFERENCE_LENGTH_BUCKETS
 from kbert.preprocessing.length_buckets import bucket_length
 from kbert.preprocessing.length_buckets import length_buckets
 from kbert.preprocessing.length_buckets import pad_rows
-from kbert.preprocessing.length_buckets import power_of_two_bucket
+from kbert.preprocessing.length_buckets import row_bucket
 
 
 def resolve_tokenizer(model, tokenizer):
@@ -57,7 +62,7 @@ def batch_indices(lengths, batch_size):
 
 
 def pad_batch(tokenizer, encodings, buckets, longest=None):
-    """Pads encodings to a length bucket and a power-of-two number of rows.
+    """Pads encodings to a length bucket and a row bucket (`row_bucket`).
 
     Args:
         tokenizer: pads the token ids with its `[PAD]`.
@@ -75,7 +80,7 @@ def pad_batch(tokenizer, encodings, buckets, longest=None):
         longest = max(len(encoding) for encoding in encodings)
     length = bucket_length(longest, buckets)
     batch = tokenizer.pad(encodings, sequence_length=length)
-    return pad_rows(batch, power_of_two_bucket(len(encodings)))
+    return pad_rows(batch, row_bucket(len(encodings)))
 
 
 def predict_in_batches(model, tokenizer, encodings, batch_size, same_length=False):

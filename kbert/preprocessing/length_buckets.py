@@ -11,10 +11,25 @@ import numpy as np
 
 # BERT's usual sequence lengths. 384 is the SQuAD window length of the BERT paper.
 DEFAULT_LENGTH_BUCKETS = (16, 32, 64, 128, 256, 384, 512)
-# Inference adds 8: a short sentence (the desktop app's fill-mask, one at a time) has
-# 6-8 tokens, and at batch 1 on a CPU padding it to 16 costs about a quarter of the
-# call (benchmarks/NOTES.md). Training keeps the coarser buckets: fewer programs.
-INFERENCE_LENGTH_BUCKETS = (8, *DEFAULT_LENGTH_BUCKETS)
+# Inference pads far less: every multiple of 8 up to 128 tokens, of 16 up to 256 and
+# of 32 up to 512, so padding adds at most 7 tokens to a row under 64 tokens and at
+# most 12.5% of a longer row (`inference_padding_bound`). On a CPU the forward pass
+# costs in proportion to the tokens it computes: 64 sentences of at most 41 tokens ran
+# at 64 (1.56x the tokens) with the training buckets, and run at 48 with these
+# (benchmarks/NOTES.md). The extra programs compile once per machine on JAX (its
+# persistent compilation cache, set by `kbert.cli.choose_backend_defaults`). Training
+# keeps the coarser buckets: fewer programs, and its batches are shuffled anyway.
+INFERENCE_LENGTH_BUCKETS = (
+    *range(8, 129, 8),
+    *range(144, 257, 16),
+    *range(288, 513, 32),
+)
+# The padding an inference bucket may add to a row (`inference_padding_bound`).
+INFERENCE_PADDING_FRACTION = 0.125
+INFERENCE_PADDING_FLOOR = 7
+# Rows per batch are padded to a power of two up to this count, then to a multiple of
+# it (17 rows run as 24, not 32): at most this many rows of waste on a big batch.
+ROW_BUCKET_STEP = 8
 
 # Rows per batch wherever a caller gives none: every inference function, task model
 # method and command, `fit`/`evaluate`/`predict` on raw strings, and the fine-tuning and
@@ -88,6 +103,35 @@ def power_of_two_bucket(count):
     8
     """
     return 1 << max(int(count) - 1, 0).bit_length()
+
+
+def inference_padding_bound(length):
+    """The most padding tokens `INFERENCE_LENGTH_BUCKETS` add to a row of `length` tokens.
+
+    Examples:
+
+    >>> inference_padding_bound(20), inference_padding_bound(200)
+    (7, 25)
+    """
+    return max(INFERENCE_PADDING_FLOOR, int(length * INFERENCE_PADDING_FRACTION))
+
+
+def row_bucket(count):
+    """The number of rows a batch of `count` rows is padded to.
+
+    A power of two up to `ROW_BUCKET_STEP` rows, then the next multiple of it, so a
+    compiled program serves many batch sizes while a batch of 17 texts computes 24
+    rows rather than 32.
+
+    Examples:
+
+    >>> [row_bucket(count) for count in (1, 3, 8, 9, 17, 32, 33)]
+    [1, 4, 8, 16, 24, 32, 40]
+    """
+    count = max(int(count), 1)
+    if count <= ROW_BUCKET_STEP:
+        return power_of_two_bucket(count)
+    return -(-count // ROW_BUCKET_STEP) * ROW_BUCKET_STEP
 
 
 def pad_to_bucket(batch, buckets, pad_values=None):
