@@ -134,6 +134,52 @@ def row_bucket(count):
     return -(-count // ROW_BUCKET_STEP) * ROW_BUCKET_STEP
 
 
+def length_sorted_batches(lengths, batch_size):
+    """Row indices in batches of `batch_size`, longest rows first: inference's batching.
+
+    Every inference entry that takes several texts batches them with this: rows of
+    similar length share a batch, so each batch pads to a tight bucket of its own;
+    the caller writes each row's result back at its index, in the caller's order.
+
+    Examples:
+
+    >>> [batch.tolist() for batch in length_sorted_batches([3, 9, 5, 9], 2)]
+    [[1, 3], [2, 0]]
+    """
+    order = np.argsort(-np.asarray(lengths, dtype=np.int64), kind="stable")
+    return [order[start : start + batch_size] for start in range(0, len(order), batch_size)]
+
+
+def bucket_by_bucket_batches(bucket_of, num_buckets, batch_size, rng=None):
+    """Training's batching: row indices in batches, bucket by bucket.
+
+    Args:
+        bucket_of: the bucket index of each row.
+        num_buckets: how many buckets there are.
+        batch_size: rows per batch.
+        rng: a NumPy generator to shuffle the rows within each bucket, or None to
+            keep their order.
+
+    Returns:
+        A list of index arrays. A bucket's last, incomplete batch moves on to the
+        next bucket (padded longer), so only the last batch is smaller than
+        `batch_size`: every other batch has one of a few shapes, each traced once.
+    """
+    batches = []
+    carried = np.zeros(0, dtype=np.int64)
+    for bucket in range(num_buckets):
+        members = np.flatnonzero(np.asarray(bucket_of) == bucket)
+        if rng is not None:
+            members = rng.permutation(members)
+        members = np.concatenate([carried, members])
+        full = len(members) - len(members) % batch_size
+        batches.extend(members[start : start + batch_size] for start in range(0, full, batch_size))
+        carried = members[full:]
+    if len(carried):
+        batches.append(carried)
+    return batches
+
+
 def pad_to_bucket(batch, buckets, pad_values=None):
     """Pads the sequence axis of a batch to the smallest bucket that holds it.
 
