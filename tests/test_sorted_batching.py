@@ -1,6 +1,7 @@
 """Inference batching: texts sorted by length, each batch padded to its own bucket,
 results in the caller's order, at every entry that takes several texts."""
 
+import keras
 import numpy as np
 import pytest
 
@@ -8,6 +9,7 @@ from inference_helpers import make_tokenizer
 from inference_helpers import shared_backbone
 from kbert import inference
 from kbert.data.question_windowing import QuestionWindowing
+from kbert.inference import model_io
 from kbert.commands.inference_inputs import BATCHES_PER_CHUNK
 from kbert.commands.inference_inputs import map_in_batches
 from kbert.models import BertClassifier
@@ -209,3 +211,27 @@ def test_the_command_line_hands_whole_chunks_to_the_sorting_call():
     results = map_in_batches(upper_case, inputs, 2, "test")
     assert results == [text.upper() for text in inputs]
     assert chunks == [2 * BATCHES_PER_CHUNK, 2 * BATCHES_PER_CHUNK, 3]
+
+
+@pytest.mark.skipif(
+    keras.backend.backend() != "jax", reason="the jitted stateless forward is JAX's short path"
+)
+def test_jax_runs_one_jitted_forward_equal_to_predict_on_batch(tokenizer, monkeypatch):
+    model = _task(BertClassifier, tokenizer, label_names=["a", "b"])
+    inputs = {
+        key: np.asarray(value, "int32")
+        for key, value in tokenizer(mixed_texts()[:3], sequence_length=32).items()
+    }
+    expected = model.predict_on_batch(inputs)
+    calls = []
+    keras_predict = BertClassifier.predict_on_batch
+    monkeypatch.setattr(
+        BertClassifier, "predict_on_batch", lambda self, x: calls.append(1) or keras_predict(self, x)
+    )
+    np.testing.assert_allclose(model_io.predict(model, inputs), expected, **TOLERANCE)
+    model.classify(mixed_texts())
+    assert calls == []  # no Keras predict step (and its variable sync) on the short path
+    # Weights changed after the first call are used by the next one.
+    head = model.get_layer(model.head_layer_names[0])
+    head.bias.assign(head.bias.numpy() + np.array([5.0, 0.0], "float32"))
+    assert model.classify("the cat").label == "a"

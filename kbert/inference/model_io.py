@@ -149,7 +149,8 @@ def predict(model, inputs):
     into the model after each call, which for one short text costs more than the
     forward pass of a small model. The variables' current values are passed on each
     call, so weights changed since (by `fit`) are used. Other backends, models that
-    are not Keras models and models given their own `predict_on_batch` use that.
+    are not Keras models, models given their own `predict_on_batch` and runs under a
+    `keras.distribution` use that.
     """
     forward = _jax_forward(model)
     if forward is None:
@@ -166,6 +167,8 @@ def _jax_forward(model):
         return None
     if "predict_on_batch" in vars(model):  # replaced on this model: honour it
         return None
+    if keras.distribution.distribution() is not None:
+        return None  # Keras lays the inputs out over the devices
     forward = _JAX_FORWARDS.get(model)
     if forward is None:
         import jax
