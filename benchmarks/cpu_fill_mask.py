@@ -41,8 +41,10 @@ from kbert.architecture.bert_config import BERT_SIZES  # noqa: E402
 DEFAULT_TEXT = "Elizabeth [MASK] the letter."
 
 
-def write_huggingface_checkpoint(folder, size, vocabulary_size, seed):
-    """A random `BertForMaskedLM` with a made-up vocabulary, as `save_pretrained` writes it."""
+def write_huggingface_checkpoint(folder, size, vocabulary_size, seed, head="BertForMaskedLM",
+                                 **config_settings):
+    """A random transformers `head` (`BertForMaskedLM`) with a made-up vocabulary, as
+    `save_pretrained` writes it; `config_settings` go to its `BertConfig` (`num_labels`)."""
     import torch
     import transformers
 
@@ -58,8 +60,9 @@ def write_huggingface_checkpoint(folder, size, vocabulary_size, seed):
         num_hidden_layers=num_layers,
         num_attention_heads=hidden_size // 64,
         intermediate_size=4 * hidden_size,
+        **config_settings,
     )
-    transformers.BertForMaskedLM(config).eval().save_pretrained(folder)
+    getattr(transformers, head)(config).eval().save_pretrained(folder)
     transformers.BertTokenizerFast(vocab=vocabulary_path, do_lower_case=True).save_pretrained(
         folder
     )

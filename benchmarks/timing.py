@@ -86,3 +86,13 @@ def summarize(seconds):
         "min": min(seconds),
         "runs": len(seconds),
     }
+
+
+def report(result, table, output=None):
+    """Prints a benchmark's `table`; with `output`, writes its `result` there as JSON."""
+    import json
+
+    print(table)
+    if output:
+        with open(output, "w", encoding="utf-8") as file:
+            json.dump(result, file, indent=2)

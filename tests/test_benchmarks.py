@@ -292,6 +292,25 @@ def test_cpu_fill_mask_compares_the_same_weights(benchmarks):
     assert "kbert / transformers" in table and "kbert-bfloat16" in table
 
 
+@only_in_the_jax_pass
+def test_cpu_inference_compares_kbert_with_onnx_runtime_and_transformers(benchmarks):
+    pytest.importorskip("onnxruntime", reason="the ONNX Runtime engine is optional")
+    pytest.importorskip("onnx", reason="torch.onnx.export writes through the onnx package")
+    from cpu_inference import ENGINES, format_table, measure
+
+    result = measure(size="tiny", vocabulary_size=1000, workloads=(1, 5), rounds=1, warmup=0)
+    for count in ("1", "5"):
+        figures = result["workloads"][count]
+        # The same weights: the three engines' probabilities agree.
+        assert max(figures["probability_difference"].values()) < 1e-4
+        for engine in ENGINES:
+            assert figures["milliseconds"][engine]["runs"] == 1
+        ratio = figures["milliseconds"]["kbert"]["median"] / figures["milliseconds"]["onnxruntime"]["median"]
+        assert figures["kbert_over_onnxruntime"] == pytest.approx(ratio)
+    assert result["workloads"]["5"]["max_words"] <= 40
+    assert "kbert/ORT" in format_table(result)
+
+
 # --- Host work per step and the CPU design choices ------------------------------------------
 
 

@@ -207,8 +207,8 @@ def test_one_compilation_per_bucket(tokenizer, monkeypatch):
 
     monkeypatch.setattr(model.backbone, "call", counting_call)
     words = "the cat sat on the mat and the dog ran to paris".split()
-    # Lengths 3..8 (bucket 8), 9..14 (bucket 16), then 15..30 (bucket 32), typed one
-    # word at a time.
+    # Lengths 3..8 (bucket 8), 9..16 (bucket 16) typed one word at a time, then
+    # 16..31 tokens (buckets 16, 24 and 32).
     for length in range(1, 29):
         model.fill_mask(" ".join(words[: length % 12] + ["[MASK]"] + words[: length // 12]))
     short = len(traces)
@@ -217,6 +217,6 @@ def test_one_compilation_per_bucket(tokenizer, monkeypatch):
     assert short == 2
     if keras.backend.backend() == "tensorflow":
         # After repeated retracing, tf.function relaxes the shape: fewer traces, never more.
-        assert len(traces) <= 3
+        assert len(traces) <= 4
     else:
-        assert len(traces) == 3
+        assert len(traces) == 4

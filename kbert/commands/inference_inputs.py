@@ -14,6 +14,9 @@ from kbert.preprocessing.length_buckets import DEFAULT_BATCH_SIZE
 
 # Show a progress bar from this many inputs on.
 MANY_INPUTS = 16
+# Inputs handed to the inference function at once, in batches: it sorts them by length
+# so each of its batches pads to a tight bucket, which a chunk of one batch would not.
+BATCHES_PER_CHUNK = 32
 
 
 def add_common_arguments(parser, file_help, texts_help=None):
@@ -119,7 +122,8 @@ def _class_name(preset):
 
 
 def map_in_batches(function, inputs, batch_size, description):
-    """`function(batch)` over `inputs` in batches, with a progress bar when many.
+    """`function(chunk)` over `inputs` in chunks of `BATCHES_PER_CHUNK` batches, with a
+    progress bar when many (the function sorts and batches each chunk itself).
 
     Returns:
         The concatenated results, one per input.
@@ -136,10 +140,11 @@ def map_in_batches(function, inputs, batch_size, description):
         file=sys.stderr,
         disable=len(inputs) < MANY_INPUTS,
     ) as progress:
-        for start in range(0, len(inputs), batch_size):
-            batch = inputs[start : start + batch_size]
-            results.extend(function(batch))
-            progress.update(len(batch))
+        chunk_size = batch_size * BATCHES_PER_CHUNK
+        for start in range(0, len(inputs), chunk_size):
+            chunk = inputs[start : start + chunk_size]
+            results.extend(function(chunk))
+            progress.update(len(chunk))
     return results
 
 

@@ -1,9 +1,13 @@
 """The part of fine-tuning that differs between tasks: data, model head, features, metric."""
 
+import functools
+
+from kbert.inference.model_io import predict
 from kbert.inference.model_io import resolve_tokenizer
 from kbert.inference.model_io import sequence_limit
 from kbert.preprocessing.bucketed_dataset import BucketedDataset
 from kbert.preprocessing.length_buckets import DEFAULT_BATCH_SIZE
+from kbert.preprocessing.length_buckets import INFERENCE_LENGTH_BUCKETS
 from kbert.preprocessing.length_buckets import length_buckets
 
 
@@ -86,14 +90,17 @@ def model_limits(model, max_length):
 def predict_features(model, features, tokenizer, max_length, batch_size, sequence_outputs=False):
     """The model's outputs for each row of `features`, in row order.
 
-    See `BucketedDataset.predict`; batches are padded to the buckets of `max_length`.
+    See `BucketedDataset.predict`; rows sorted by length, each batch padded to its own
+    inference bucket of `max_length`.
     """
     dataset = BucketedDataset(
         features.token_ids,
         features.segment_ids,
         batch_size=batch_size,
-        buckets=length_buckets(max_length),
-        shuffle=False,
+        buckets=length_buckets(max_length, INFERENCE_LENGTH_BUCKETS),
+        length_sorted=True,
         pad_token_id=tokenizer.pad_token_id,
     )
-    return dataset.predict(model, sequence_outputs=sequence_outputs)
+    return dataset.predict(
+        model, sequence_outputs=sequence_outputs, forward=functools.partial(predict, model)
+    )

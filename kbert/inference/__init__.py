@@ -9,8 +9,10 @@ task models carry them as methods made from these functions (`BertMaskedLM.fill_
 and defaults. `embed` takes a backbone or any task model and returns hidden-state
 features. A batch size left out is `kbert.preprocessing.DEFAULT_BATCH_SIZE`.
 
-Every batch is padded to a length bucket (`length_buckets`) and a power-of-two number
-of rows, so a compiled forward pass is reused across inputs of similar length.
+Texts are sorted by token length and batched; each batch is padded to its own
+length bucket (`INFERENCE_LENGTH_BUCKETS`: padding within `inference_padding_bound`)
+and row bucket, so a compiled forward pass is reused across inputs of similar length;
+results come back in the caller's order.
 """
 
 from kbert.inference.attention_map import AttentionMap

@@ -11,7 +11,6 @@ compiled program.
 import numpy as np
 
 from kbert.argument_checks import check_positive_int
-from kbert.inference.model_io import batch_indices
 from kbert.inference.model_io import model_buckets
 from kbert.inference.model_io import pad_batch
 from kbert.inference.model_io import predict
@@ -24,6 +23,7 @@ from kbert.inference.results import MaskPrediction
 from kbert.inference.results import substitute_spans
 from kbert.preprocessing.length_buckets import DEFAULT_BATCH_SIZE
 from kbert.preprocessing.length_buckets import power_of_two_bucket
+from kbert.preprocessing.length_buckets import length_sorted_batches
 from kbert.preprocessing.text_encoding import as_text_list
 from kbert.preprocessing.text_encoding import encode_texts
 from kbert.tokenizer.bert_tokenizer import display_token
@@ -89,7 +89,7 @@ def fill_mask(
     check_masks(tokenizer, texts, encodings)
     buckets = model_buckets(model)
     results = [None] * len(texts)
-    for rows in batch_indices([len(encoding) for encoding in encodings], batch_size):
+    for rows in length_sorted_batches([len(encoding) for encoding in encodings], batch_size):
         chunk = [encodings[row] for row in rows]
         positions, candidate_ids, candidate_probabilities = _predict_masks(
             model, tokenizer, chunk, buckets, top_k, target_ids, joint

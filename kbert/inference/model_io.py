@@ -4,17 +4,27 @@ The model is duck-typed: anything with `predict_on_batch(dict)`, a `bert_config`
 (for `max_positions` and `vocabulary_size`) and optionally a `tokenizer` attribute.
 `predict_on_batch` is Keras's compiled single-batch forward pass: on JAX and
 TensorFlow it is traced and compiled once per input shape and reused afterwards,
-which is why every batch is first padded to a length bucket and a power-of-two
-number of rows.
+which is why every batch is first padded to a length bucket and a row bucket
+(`kbert.preprocessing.length_buckets`).
+
+Every entry that takes several texts runs them through `length_sorted_batches`: sorted by
+token length, longest first, batched, each batch padded to its own bucket (so the
+padding of each batch stays within `inference_padding_bound` of its longest row), results written back
+at the caller's positions.
 """
 
+import functools
+import weakref
+
+import keras
 import numpy as np
 
 from kbert.preprocessing.length_buckets import INFERENCE_LENGTH_BUCKETS
 from kbert.preprocessing.length_buckets import bucket_length
 from kbert.preprocessing.length_buckets import length_buckets
+from kbert.preprocessing.length_buckets import length_sorted_batches
 from kbert.preprocessing.length_buckets import pad_rows
-from kbert.preprocessing.length_buckets import power_of_two_bucket
+from kbert.preprocessing.length_buckets import row_bucket
 
 
 def resolve_tokenizer(model, tokenizer):
@@ -47,17 +57,8 @@ def model_buckets(model):
     return length_buckets(int(model.bert_config.max_positions), INFERENCE_LENGTH_BUCKETS)
 
 
-def batch_indices(lengths, batch_size):
-    """Row indices in batches of `batch_size`, longest rows first.
-
-    Rows of similar length share a batch, so each batch pads to a tight bucket.
-    """
-    order = np.argsort(-np.asarray(lengths, dtype=np.int64), kind="stable")
-    return [order[start : start + batch_size] for start in range(0, len(order), batch_size)]
-
-
 def pad_batch(tokenizer, encodings, buckets, longest=None):
-    """Pads encodings to a length bucket and a power-of-two number of rows.
+    """Pads encodings to a length bucket and a row bucket (`row_bucket`).
 
     Args:
         tokenizer: pads the token ids with its `[PAD]`.
@@ -75,7 +76,7 @@ def pad_batch(tokenizer, encodings, buckets, longest=None):
         longest = max(len(encoding) for encoding in encodings)
     length = bucket_length(longest, buckets)
     batch = tokenizer.pad(encodings, sequence_length=length)
-    return pad_rows(batch, power_of_two_bucket(len(encodings)))
+    return pad_rows(batch, row_bucket(len(encodings)))
 
 
 def predict_in_batches(model, tokenizer, encodings, batch_size, same_length=False):
@@ -96,14 +97,94 @@ def predict_in_batches(model, tokenizer, encodings, batch_size, same_length=Fals
     buckets = model_buckets(model)
     lengths = [len(encoding) for encoding in encodings]
     longest = max(lengths) if same_length else None
-    for rows in batch_indices(lengths, batch_size):
+    for rows in length_sorted_batches(lengths, batch_size):
         inputs = pad_batch(tokenizer, [encodings[row] for row in rows], buckets, longest)
         yield rows, predict(model, inputs)
 
 
+def predict_dataset(model, dataset):
+    """`model.predict` on raw inputs: the outputs of a length-sorted `BucketedDataset`.
+
+    Each batch padded to its own bucket runs through `predict` (compiled, no Keras
+    predict loop, so one text costs one forward pass); the outputs come back in the
+    examples' order, stacked by `stack_example_outputs`.
+    """
+    return stack_example_outputs(dataset.predict(model, forward=functools.partial(predict, model)))
+
+
+def stack_example_outputs(outputs):
+    """One array per output from a list of per-example outputs (`BucketedDataset.predict`).
+
+    Examples batched apart have outputs of different lengths (a per-token output is
+    as long as its batch's bucket, a masked-LM's as its batch's masks): each is
+    padded with zeros along its first axis to the longest, then stacked.
+
+    Args:
+        outputs: a list, one entry per example, of arrays or dicts/tuples of them.
+
+    Returns:
+        The structure of one entry, each leaf an array with the examples first.
+    """
+    first = outputs[0]
+    if isinstance(first, dict):
+        return {key: stack_example_outputs([row[key] for row in outputs]) for key in first}
+    if isinstance(first, tuple):
+        return tuple(stack_example_outputs([row[index] for row in outputs])
+                     for index in range(len(first)))
+    rows = [np.asarray(row) for row in outputs]
+    if rows[0].ndim and len({row.shape[0] for row in rows}) > 1:
+        longest = max(row.shape[0] for row in rows)
+        rows = [
+            np.pad(row, [(0, longest - row.shape[0])] + [(0, 0)] * (row.ndim - 1))
+            for row in rows
+        ]
+    return np.stack(rows)
+
+
 def predict(model, inputs):
-    """One compiled forward pass on host arrays; outputs as NumPy arrays."""
-    return model.predict_on_batch(inputs)
+    """One compiled forward pass on host arrays; outputs as NumPy arrays.
+
+    On JAX, a `jax.jit` of the model's `stateless_call` (compiled once per input
+    shape, kept per model): Keras' `predict_on_batch` also syncs every variable back
+    into the model after each call, which for one short text costs more than the
+    forward pass of a small model. The variables' current values are passed on each
+    call, so weights changed since (by `fit`) are used. Other backends, models that
+    are not Keras models, models given their own `predict_on_batch` and runs under a
+    `keras.distribution` use that.
+    """
+    forward = _jax_forward(model)
+    if forward is None:
+        return model.predict_on_batch(inputs)
+    trainable = [variable.value for variable in model.trainable_variables]
+    non_trainable = [variable.value for variable in model.non_trainable_variables]
+    outputs = forward(trainable, non_trainable, inputs)
+    return keras.tree.map_structure(np.asarray, outputs)
+
+
+def _jax_forward(model):
+    """The cached jitted stateless forward pass of `model` on JAX, else None."""
+    if keras.config.backend() != "jax" or not hasattr(model, "stateless_call"):
+        return None
+    if "predict_on_batch" in vars(model):  # replaced on this model: honour it
+        return None
+    if keras.distribution.distribution() is not None:
+        return None  # Keras lays the inputs out over the devices
+    forward = _JAX_FORWARDS.get(model)
+    if forward is None:
+        import jax
+
+        def stateless_forward(trainable, non_trainable, inputs):
+            # No `training` argument, as Keras' predict step for a model whose call
+            # takes none (the hidden-states view): left unset, no layer trains.
+            outputs, _ = model.stateless_call(trainable, non_trainable, inputs)
+            return outputs
+
+        forward = _JAX_FORWARDS[model] = jax.jit(stateless_forward)
+    return forward
+
+
+# Per model, its jitted forward pass; dropped with the model.
+_JAX_FORWARDS = weakref.WeakKeyDictionary()
 
 
 def softmax(logits, axis=-1):

@@ -3,7 +3,6 @@
 import numpy as np
 
 from kbert.argument_checks import check_positive_int
-from kbert.inference.model_io import batch_indices
 from kbert.inference.model_io import model_buckets
 from kbert.inference.model_io import predict
 from kbert.inference.model_io import resolve_tokenizer
@@ -13,7 +12,8 @@ from kbert.inference.results import Choice
 from kbert.preprocessing.length_buckets import DEFAULT_BATCH_SIZE
 from kbert.preprocessing.length_buckets import bucket_length
 from kbert.preprocessing.length_buckets import pad_rows
-from kbert.preprocessing.length_buckets import power_of_two_bucket
+from kbert.preprocessing.length_buckets import row_bucket
+from kbert.preprocessing.length_buckets import length_sorted_batches
 from kbert.preprocessing.multiple_choice_preprocessor import parse_choice_inputs
 from kbert.preprocessing.text_encoding import encode_texts
 
@@ -81,7 +81,7 @@ def _predict_by_choice_count(model, tokenizer, encodings, batch_size):
     for count in np.unique(counts):
         members = np.flatnonzero(counts == count)
         lengths = [max(len(encoding) for encoding in encodings[row]) for row in members]
-        for batch in batch_indices(lengths, batch_size):
+        for batch in length_sorted_batches(lengths, batch_size):
             rows = members[batch]
             flat = [encoding for row in rows for encoding in encodings[row]]
             length = bucket_length(max(len(encoding) for encoding in flat), buckets)
@@ -90,4 +90,4 @@ def _predict_by_choice_count(model, tokenizer, encodings, batch_size):
                 name: np.asarray(values, dtype=np.int32).reshape(len(rows), int(count), length)
                 for name, values in padded.items()
             }  # (B, C, L)
-            yield rows, predict(model, pad_rows(inputs, power_of_two_bucket(len(rows))))
+            yield rows, predict(model, pad_rows(inputs, row_bucket(len(rows))))

@@ -18,7 +18,6 @@ import numpy as np
 
 from kbert.argument_checks import check_positive_int
 from kbert.inference.fill_mask import check_masks
-from kbert.inference.model_io import batch_indices
 from kbert.inference.model_io import model_buckets
 from kbert.inference.model_io import pad_batch
 from kbert.inference.model_io import predict
@@ -29,6 +28,7 @@ from kbert.inference.results import MaskWordScores
 from kbert.inference.results import WordScore
 from kbert.inference.results import substitute_spans
 from kbert.preprocessing.length_buckets import DEFAULT_BATCH_SIZE
+from kbert.preprocessing.length_buckets import length_sorted_batches
 from kbert.preprocessing.text_encoding import encode_texts
 
 
@@ -140,7 +140,7 @@ def _chain_probabilities(model, tokenizer, steps, shape, batch_size):
     """(masks, words) float64: the product of each owner's step probabilities."""
     probabilities = np.ones(shape, dtype=np.float64)
     buckets = model_buckets(model)
-    for rows in batch_indices([len(step) for step in steps], batch_size):
+    for rows in length_sorted_batches([len(step) for step in steps], batch_size):
         batch = [steps[row] for row in rows]
         inputs = pad_batch(tokenizer, batch, buckets)
         queries = np.zeros((len(inputs["token_ids"]), 1), dtype=np.int32)

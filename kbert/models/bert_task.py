@@ -6,6 +6,7 @@ import keras
 import numpy as np
 
 from kbert.inference.embedding import embed
+from kbert.inference.model_io import predict_dataset
 from kbert.models.bert_backbone import BertBackbone
 from kbert.models.inference_method import InferenceMethod
 from kbert.models.input_validation import validate_inputs
@@ -136,19 +137,21 @@ class BertTask(keras.Model):
         if isinstance(x, (dict, np.ndarray)):
             validate_inputs(x, self.backbone.bert_config, self.extra_inputs)
 
-    def predict(self, x, batch_size=None, *args, **kwargs):
-        """`keras.Model.predict`; raw strings are preprocessed, outputs in input order."""
-        if self._takes_raw(x):
-            x = self._raw_dataset(x, batch_size=batch_size, predict=True)
-            batch_size = None
-        self._validate_data(x)
-        return super().predict(x, batch_size, *args, **kwargs)
+    def predict(self, x, batch_size=None, verbose="auto", steps=None, callbacks=None):
+        """`keras.Model.predict`; raw inputs: `kbert.inference.model_io.predict_dataset`."""
+        if not self._takes_raw(x):
+            self._validate_data(x)
+            return super().predict(x, batch_size, verbose, steps, callbacks)
+        if steps is not None or callbacks is not None:
+            raise ValueError("`steps` and `callbacks` need tensors or a dataset, not raw inputs.")
+        dataset = self._raw_dataset(x, batch_size=batch_size, predict=True)
+        return predict_dataset(self, dataset)
 
     def evaluate(self, x=None, y=None, batch_size=None, verbose="auto", sample_weight=None,
                  *args, **kwargs):
         """`keras.Model.evaluate`; raw strings (and label strings) are preprocessed."""
         if self._takes_raw(x):
-            x = self._raw_dataset(x, y, sample_weight, batch_size, shuffle=False)
+            x = self._raw_dataset(x, y, sample_weight, batch_size, inference=True)
             y = sample_weight = batch_size = None
         self._validate_data(x)
         return super().evaluate(x, y, batch_size, verbose, sample_weight, *args, **kwargs)

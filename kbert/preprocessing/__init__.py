@@ -24,6 +24,7 @@ _PUBLIC_NAMES = names_by_module(
             "DEFAULT_LENGTH_BUCKETS",
             "INFERENCE_LENGTH_BUCKETS",
             "bucket_length",
+            "inference_padding_bound",
             "length_buckets",
             "pad_to_bucket",
         ),

@@ -5,10 +5,8 @@ import numpy as np
 from kbert.argument_checks import check_positive_int
 from kbert.preprocessing import data_forms
 from kbert.preprocessing.bucketed_dataset import BucketedDataset
-from kbert.preprocessing.choice_rows import example_rows
-from kbert.preprocessing.choice_rows import longest_row
 from kbert.preprocessing.length_buckets import DEFAULT_BATCH_SIZE
-from kbert.preprocessing.length_buckets import bucket_length
+from kbert.preprocessing.length_buckets import INFERENCE_LENGTH_BUCKETS
 from kbert.preprocessing.length_buckets import length_buckets
 from kbert.preprocessing.task_features import TaskFeatures
 from kbert.preprocessing.task_features import concatenated_features
@@ -119,6 +117,7 @@ class BertPreprocessor:
         shuffle=False,
         seed=0,
         predict=False,
+        inference=False,
     ):
         """A `BucketedDataset` of `x` (and `y`) for `fit`, `evaluate` or `predict`.
 
@@ -129,16 +128,17 @@ class BertPreprocessor:
             batch_size: examples per batch.
             shuffle: shuffle examples within buckets and batches, each epoch anew.
             seed: seed of the shuffling (and of any masking).
-            predict: the rows of `prediction_features`, in the examples' order, every
-                batch padded to one length, so that Keras can concatenate the outputs
-                row by row; `y` is ignored.
+            predict: the rows of `prediction_features` (`y` is ignored), batched
+                as `inference` says.
+            inference: batches for `evaluate` and `predict`: rows sorted by length,
+                each batch padded to its own `INFERENCE_LENGTH_BUCKETS` bucket (see
+                `BucketedDataset(length_sorted=True)`); never shuffled.
         """
         features = self.task_features(x, y, predict=predict)
-        lengths = [longest_row(example_rows(ids)) for ids in features.token_ids]
+        inference = inference or predict
         buckets = self.buckets
-        if predict:
-            buckets = (bucket_length(max(lengths), buckets),)
-            shuffle = False
+        if inference:
+            buckets = length_buckets(self.sequence_length, INFERENCE_LENGTH_BUCKETS)
         weights = None
         if sample_weight is not None:
             weights = self._example_weights(sample_weight, features)
@@ -149,6 +149,7 @@ class BertPreprocessor:
             shuffle=shuffle,
             seed=seed,
             sample_weights=weights,
+            length_sorted=inference,
         )
 
     def _make_dataset(self, features, **settings):

@@ -16,8 +16,12 @@ from kbert.preprocessing.choice_rows import example_rows
 from kbert.preprocessing.choice_rows import longest_row
 from kbert.preprocessing.choice_rows import zero_rows
 from kbert.preprocessing.length_buckets import DEFAULT_BATCH_SIZE
+from kbert.preprocessing.length_buckets import bucket_by_bucket_batches
 from kbert.preprocessing.length_buckets import bucket_length
 from kbert.preprocessing.length_buckets import length_buckets
+from kbert.preprocessing.length_buckets import length_sorted_batches
+from kbert.preprocessing.length_buckets import pad_rows
+from kbert.preprocessing.length_buckets import row_bucket
 
 # Label value the task losses ignore (sub-word continuations, padding).
 IGNORED_LABEL = -100
@@ -59,6 +63,8 @@ class BucketedDataset(keras.utils.PyDataset):
             `kbert.preprocessing.length_buckets.length_buckets(longest example)`.
         shuffle: whether to shuffle each epoch. When False, batches come bucket by
             bucket, examples in their original order within a bucket.
+        length_sorted: inference's batching instead (`length_sorted_batches`: longest
+            first, each batch padded to its own bucket), never shuffled.
         seed: seed of the shuffling.
         pad_token_id: the `[PAD]` id.
         sample_weights: None, or a structure like `labels` (a leaf, or a dict of leaves
@@ -87,6 +93,7 @@ class BucketedDataset(keras.utils.PyDataset):
         pad_token_id=0,
         sample_weights=None,
         extra_inputs=None,
+        length_sorted=False,
         **kwargs,
     ):
         super().__init__(**kwargs)
@@ -128,7 +135,8 @@ class BucketedDataset(keras.utils.PyDataset):
                 f"bucket. Received: buckets={self.buckets}"
             )
         self.batch_size = int(batch_size)
-        self.shuffle = shuffle
+        self.length_sorted = bool(length_sorted)
+        self.shuffle = shuffle and not self.length_sorted
         self.seed = int(seed)
         self.pad_token_id = pad_token_id
         self._bucket_of = np.searchsorted(self.buckets, self.lengths)
@@ -244,24 +252,12 @@ class BucketedDataset(keras.utils.PyDataset):
         if self._plan is not None and self._plan[0] == epoch:
             return self._plan[1]
         rng = np.random.default_rng([self.seed, epoch])
-        batches = []
-        carried = np.zeros(0, dtype=np.int64)
-        for bucket in range(len(self.buckets)):
-            members = np.flatnonzero(self._bucket_of == bucket)
-            if self.shuffle:
-                members = rng.permutation(members)
-            # A bucket's last, incomplete batch moves on to the next bucket (padded
-            # longer), so only one batch per epoch is smaller than `batch_size`: every
-            # other batch has one of a few shapes, each traced once.
-            members = np.concatenate([carried, members])
-            full = len(members) - len(members) % self.batch_size
-            batches.extend(
-                members[start : start + self.batch_size]
-                for start in range(0, full, self.batch_size)
+        if self.length_sorted:
+            batches = length_sorted_batches(self.lengths, self.batch_size)
+        else:
+            batches = bucket_by_bucket_batches(
+                self._bucket_of, len(self.buckets), self.batch_size, rng if self.shuffle else None
             )
-            carried = members[full:]
-        if len(carried):
-            batches.append(carried)
         if self.shuffle:
             batches = [batches[i] for i in rng.permutation(len(batches))]
         # Keras's TensorFlow adapter infers a PyDataset's input signature from its first
@@ -294,13 +290,14 @@ class BucketedDataset(keras.utils.PyDataset):
             )
         return _EpochView(self, int(epoch), int(start_batch))
 
-    def predict(self, model, sequence_outputs=False):
+    def predict(self, model, sequence_outputs=False, forward=None):
         """Runs `model.predict_on_batch` over one epoch, one batch at a time.
 
         Args:
             model: a Keras model taking this dataset's inputs.
             sequence_outputs: whether the outputs of rank 2 or more are per token,
                 `(B, L, ...)`; they are then cut to each example's length.
+            forward: `inputs -> outputs` to run instead of `model.predict_on_batch`.
 
         Returns:
             A list with one entry per example, in example order, each with the
@@ -309,7 +306,9 @@ class BucketedDataset(keras.utils.PyDataset):
         outputs = [None] * len(self.lengths)
         for index in range(self.num_batches_per_epoch):
             rows = self.example_indices(index)
-            batch_outputs = model.predict_on_batch(self[index][0])
+            # Rows padded to a few counts: a compiled program serves many batch sizes.
+            inputs = pad_rows(self[index][0], row_bucket(len(rows)))
+            batch_outputs = (forward or model.predict_on_batch)(inputs)
             for row, example in enumerate(rows):
                 end = self.lengths[example] if sequence_outputs else None
                 outputs[example] = _map_leaves(

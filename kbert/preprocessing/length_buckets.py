@@ -11,10 +11,25 @@ import numpy as np
 
 # BERT's usual sequence lengths. 384 is the SQuAD window length of the BERT paper.
 DEFAULT_LENGTH_BUCKETS = (16, 32, 64, 128, 256, 384, 512)
-# Inference adds 8: a short sentence (the desktop app's fill-mask, one at a time) has
-# 6-8 tokens, and at batch 1 on a CPU padding it to 16 costs about a quarter of the
-# call (benchmarks/NOTES.md). Training keeps the coarser buckets: fewer programs.
-INFERENCE_LENGTH_BUCKETS = (8, *DEFAULT_LENGTH_BUCKETS)
+# Inference pads far less: every multiple of 8 up to 128 tokens, of 16 up to 256 and
+# of 32 up to 512, so padding adds at most 7 tokens to a row under 64 tokens and at
+# most 12.5% of a longer row (`inference_padding_bound`). On a CPU the forward pass
+# costs in proportion to the tokens it computes: 64 sentences of at most 41 tokens ran
+# at 64 (1.56x the tokens) with the training buckets, and run at 48 with these
+# (benchmarks/NOTES.md). The extra programs compile once per machine on JAX (its
+# persistent compilation cache, set by `kbert.cli.choose_backend_defaults`). Training
+# keeps the coarser buckets: fewer programs, and its batches are shuffled anyway.
+INFERENCE_LENGTH_BUCKETS = (
+    *range(8, 129, 8),
+    *range(144, 257, 16),
+    *range(288, 513, 32),
+)
+# The padding an inference bucket may add to a row (`inference_padding_bound`).
+INFERENCE_PADDING_FRACTION = 0.125
+INFERENCE_PADDING_FLOOR = 7
+# Rows per batch are padded to a power of two up to this count, then to a multiple of
+# it (17 rows run as 24, not 32): at most this many rows of waste on a big batch.
+ROW_BUCKET_STEP = 8
 
 # Rows per batch wherever a caller gives none: every inference function, task model
 # method and command, `fit`/`evaluate`/`predict` on raw strings, and the fine-tuning and
@@ -88,6 +103,81 @@ def power_of_two_bucket(count):
     8
     """
     return 1 << max(int(count) - 1, 0).bit_length()
+
+
+def inference_padding_bound(length):
+    """The most padding tokens `INFERENCE_LENGTH_BUCKETS` add to a row of `length` tokens.
+
+    Examples:
+
+    >>> inference_padding_bound(20), inference_padding_bound(200)
+    (7, 25)
+    """
+    return max(INFERENCE_PADDING_FLOOR, int(length * INFERENCE_PADDING_FRACTION))
+
+
+def row_bucket(count):
+    """The number of rows a batch of `count` rows is padded to.
+
+    A power of two up to `ROW_BUCKET_STEP` rows, then the next multiple of it, so a
+    compiled program serves many batch sizes while a batch of 17 texts computes 24
+    rows rather than 32.
+
+    Examples:
+
+    >>> [row_bucket(count) for count in (1, 3, 8, 9, 17, 32, 33)]
+    [1, 4, 8, 16, 24, 32, 40]
+    """
+    count = max(int(count), 1)
+    if count <= ROW_BUCKET_STEP:
+        return power_of_two_bucket(count)
+    return -(-count // ROW_BUCKET_STEP) * ROW_BUCKET_STEP
+
+
+def length_sorted_batches(lengths, batch_size):
+    """Row indices in batches of `batch_size`, longest rows first: inference's batching.
+
+    Every inference entry that takes several texts batches them with this: rows of
+    similar length share a batch, so each batch pads to a tight bucket of its own;
+    the caller writes each row's result back at its index, in the caller's order.
+
+    Examples:
+
+    >>> [batch.tolist() for batch in length_sorted_batches([3, 9, 5, 9], 2)]
+    [[1, 3], [2, 0]]
+    """
+    order = np.argsort(-np.asarray(lengths, dtype=np.int64), kind="stable")
+    return [order[start : start + batch_size] for start in range(0, len(order), batch_size)]
+
+
+def bucket_by_bucket_batches(bucket_of, num_buckets, batch_size, rng=None):
+    """Training's batching: row indices in batches, bucket by bucket.
+
+    Args:
+        bucket_of: the bucket index of each row.
+        num_buckets: how many buckets there are.
+        batch_size: rows per batch.
+        rng: a NumPy generator to shuffle the rows within each bucket, or None to
+            keep their order.
+
+    Returns:
+        A list of index arrays. A bucket's last, incomplete batch moves on to the
+        next bucket (padded longer), so only the last batch is smaller than
+        `batch_size`: every other batch has one of a few shapes, each traced once.
+    """
+    batches = []
+    carried = np.zeros(0, dtype=np.int64)
+    for bucket in range(num_buckets):
+        members = np.flatnonzero(np.asarray(bucket_of) == bucket)
+        if rng is not None:
+            members = rng.permutation(members)
+        members = np.concatenate([carried, members])
+        full = len(members) - len(members) % batch_size
+        batches.extend(members[start : start + batch_size] for start in range(0, full, batch_size))
+        carried = members[full:]
+    if len(carried):
+        batches.append(carried)
+    return batches
 
 
 def pad_to_bucket(batch, buckets, pad_values=None):

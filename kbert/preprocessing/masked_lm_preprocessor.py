@@ -104,13 +104,14 @@ class MaskedLMPreprocessor(BertPreprocessor):
         shuffle=False,
         seed=0,
         predict=False,
+        inference=False,
     ):
         if sample_weight is not None:
             raise ValueError(
                 "A masked-LM weighs its predictions itself (padding slots get 0). "
                 "Received: sample_weight"
             )
-        return super().dataset(x, y, None, batch_size, shuffle, seed, predict)
+        return super().dataset(x, y, None, batch_size, shuffle, seed, predict, inference)
 
     def _make_dataset(self, features, **settings):
         if features.mask_positions is not None:

@@ -1,0 +1,250 @@
+"""Classification on a CPU: kbert against ONNX Runtime and transformers eager, same weights.
+
+What a laptop user of `kbert classify` and the app's Classify tab waits for. One
+randomly initialised Hugging Face `BertForSequenceClassification` (seeded, 2 labels,
+no download) is saved with `save_pretrained` and loaded three ways:
+
+- kbert: `BertClassifier.from_preset(folder)` (converted once), `model.classify(texts)`
+  (length-sorted batches, each padded to its own bucket, compiled `predict_on_batch`);
+- ONNX Runtime: the transformers model exported with `torch.onnx.export` (dynamic
+  batch and length, all graph optimisations), fed by the fast tokenizer, texts padded
+  to the longest of each batch of `--batch-size` in the caller's order (what a user of
+  ORT writes), softmax in NumPy;
+- transformers eager: the same batching under `torch.inference_mode()`.
+
+Before anything is timed the three engines' label probabilities on the workload are
+compared (the largest difference from transformers is reported; at most 1e-3).
+Workloads: one sentence, and 64 / 1,000 sentences of 12-40 words in mixed order. The
+engines run in alternation (interleaved rounds after warm-up rounds, which include
+kbert's compilations); the figures are medians, and what counts are the ratios
+`kbert / onnxruntime` and `kbert / transformers` (below 1: kbert is faster).
+
+Usage:
+    python benchmarks/cpu_inference.py                       # BERT-base, 1 and 64
+    python benchmarks/cpu_inference.py --size tiny --workloads 1 64 1000
+    python benchmarks/cpu_inference.py --rounds 3 --output cpu_inference.json
+
+kbert runs on JAX unless KERAS_BACKEND says otherwise; transformers on PyTorch.
+"""
+
+import argparse
+import os
+import tempfile
+
+import numpy as np
+
+os.environ.setdefault("KERAS_BACKEND", "jax")
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+
+from cpu_fill_mask import write_huggingface_checkpoint  # noqa: E402
+from random_preset import made_up_vocabulary  # noqa: E402
+from timing import interleaved_timings, report, summarize  # noqa: E402
+
+from kbert.architecture.bert_config import BERT_SIZES  # noqa: E402
+
+ENGINES = ("kbert", "onnxruntime", "transformers")
+# Logits of the three engines on the same inputs agree at least this well.
+LOGIT_TOLERANCE = 1e-3
+
+
+def mixed_sentences(count, vocabulary, seed=0, shortest=12, longest=40):
+    """`count` sentences of `shortest` to `longest` words of `vocabulary`, in random order.
+
+    One sentence is a short request (the app's one-text case): 12 words.
+    """
+    rng = np.random.default_rng(seed)
+    words = [token for token in vocabulary if token.isalpha()]
+    if count == 1:
+        lengths = [shortest]
+    else:
+        lengths = rng.integers(shortest, longest + 1, size=count)
+    return [" ".join(rng.choice(words, size=int(length))) + " ." for length in lengths]
+
+
+def export_onnx(model, path):
+    """The transformers model as ONNX (TorchScript exporter), batch and length dynamic."""
+    import torch
+
+    names = ["input_ids", "attention_mask", "token_type_ids"]
+    example = tuple(torch.ones((2, 16), dtype=torch.int64) for _ in names)
+    torch.onnx.export(
+        model,
+        example,
+        path,
+        input_names=names,
+        output_names=["logits"],
+        dynamic_axes={name: {0: "batch", 1: "length"} for name in names}
+        | {"logits": {0: "batch"}},
+        opset_version=17,
+        dynamo=False,
+    )
+    return path
+
+
+def onnx_session(path):
+    import onnxruntime
+
+    options = onnxruntime.SessionOptions()
+    options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
+    return onnxruntime.InferenceSession(path, options, providers=["CPUExecutionProvider"])
+
+
+def batched_reference(tokenizer, run, texts, batch_size):
+    """Logits (N, 2) of `run(encoded batch)` over `texts` in order, padded per batch."""
+    logits = []
+    for start in range(0, len(texts), batch_size):
+        encoded = tokenizer(texts[start : start + batch_size], padding=True, return_tensors="np")
+        logits.append(run(encoded))
+    return np.concatenate(logits)
+
+
+def engines_for(checkpoint, preset, onnx_path, batch_size):
+    """`{name: texts -> logits (N, 2)}` for the three engines, and kbert's load seconds."""
+    import torch
+    import transformers
+
+    from kbert.checkpoints import convert
+    from kbert.models import BertClassifier
+
+    convert(checkpoint, preset)
+    classifier = BertClassifier.from_preset(preset)
+    tokenizer = transformers.AutoTokenizer.from_pretrained(checkpoint)
+    model = transformers.BertForSequenceClassification.from_pretrained(checkpoint).eval()
+    session = onnx_session(export_onnx(model, onnx_path))
+
+    def kbert_logits(texts):
+        results = classifier.classify(texts, batch_size=batch_size)
+        return np.array([list(result.probabilities.values()) for result in results])
+
+    def onnx_logits(texts):
+        def run(encoded):
+            feeds = {name: encoded[name].astype(np.int64) for name in
+                     ("input_ids", "attention_mask", "token_type_ids")}
+            return session.run(None, feeds)[0]
+
+        return softmax(batched_reference(tokenizer, run, texts, batch_size))
+
+    def torch_logits(texts):
+        def run(encoded):
+            with torch.inference_mode():
+                tensors = {name: torch.from_numpy(value) for name, value in encoded.items()}
+                return model(**tensors).logits.numpy()
+
+        return softmax(batched_reference(tokenizer, run, texts, batch_size))
+
+    return {"kbert": kbert_logits, "onnxruntime": onnx_logits, "transformers": torch_logits}
+
+
+def softmax(logits):
+    shifted = logits - logits.max(axis=-1, keepdims=True)
+    return np.exp(shifted) / np.exp(shifted).sum(axis=-1, keepdims=True)
+
+
+def measure(size="base", vocabulary_size=30522, workloads=(1, 64), rounds=5, warmup=2,
+            batch_size=32, seed=0):
+    """Builds the three engines and times each workload in interleaved rounds.
+
+    Returns:
+        A dict with, per workload (its sentence count as a string): `max_tokens`,
+        `probability_difference` (largest, per engine, from transformers'),
+        `milliseconds` (per engine: median, p90, min, runs) and the ratios
+        `kbert_over_onnxruntime`, `kbert_over_transformers`.
+
+    Raises:
+        RuntimeError: when an engine's probabilities differ from transformers' by more
+            than `LOGIT_TOLERANCE` (the engines would not compute the same thing).
+    """
+    import keras
+
+    with tempfile.TemporaryDirectory(prefix="kbert-cpu-inference-") as scratch:
+        checkpoint = write_huggingface_checkpoint(
+            os.path.join(scratch, "huggingface"), size, vocabulary_size, seed,
+            head="BertForSequenceClassification", num_labels=2,
+        )
+        vocabulary = made_up_vocabulary(vocabulary_size)
+        engines = engines_for(
+            checkpoint, os.path.join(scratch, "kbert"), os.path.join(scratch, "model.onnx"),
+            batch_size,
+        )
+        result = {
+            "size": size,
+            "vocabulary_size": vocabulary_size,
+            "batch_size": batch_size,
+            "kbert_backend": keras.config.backend(),
+            "cpu_count": os.cpu_count(),
+            "workloads": {},
+        }
+        for count in workloads:
+            texts = mixed_sentences(count, vocabulary, seed)
+            outputs = {name: engine(texts) for name, engine in engines.items()}
+            differences = {
+                name: float(np.abs(outputs[name] - outputs["transformers"]).max())
+                for name in ENGINES
+            }
+            if max(differences.values()) > LOGIT_TOLERANCE:
+                raise RuntimeError(
+                    f"The engines disagree on {count} sentences: largest probability "
+                    f"differences from transformers {differences}"
+                )
+            seconds = interleaved_timings(
+                {name: (lambda engine=engine: engine(texts)) for name, engine in engines.items()},
+                rounds=rounds,
+                warmup=warmup,
+            )
+            milliseconds = {
+                name: {key: value if key == "runs" else 1000 * value
+                       for key, value in summarize(values).items()}
+                for name, values in seconds.items()
+            }
+            kbert = milliseconds["kbert"]["median"]
+            result["workloads"][str(count)] = {
+                "max_words": max(len(text.split()) for text in texts),
+                "probability_difference": differences,
+                "milliseconds": milliseconds,
+                "kbert_over_onnxruntime": kbert / milliseconds["onnxruntime"]["median"],
+                "kbert_over_transformers": kbert / milliseconds["transformers"]["median"],
+                "load_average": os.getloadavg() if hasattr(os, "getloadavg") else None,
+            }
+    return result
+
+
+def format_table(result):
+    lines = [
+        f"classification, BERT-{result['size']} (vocabulary {result['vocabulary_size']}), "
+        f"kbert on {result['kbert_backend']}, batch {result['batch_size']}, "
+        f"{result['cpu_count']} CPUs",
+        f"{'sentences':>9} {'kbert ms':>10} {'ORT ms':>10} {'torch ms':>10} "
+        f"{'kbert/ORT':>10} {'kbert/torch':>12} {'max diff':>9} {'load':>5}",
+    ]
+    for count, figures in result["workloads"].items():
+        ms = figures["milliseconds"]
+        load = figures["load_average"]
+        lines.append(
+            f"{count:>9} {ms['kbert']['median']:>10.1f} {ms['onnxruntime']['median']:>10.1f} "
+            f"{ms['transformers']['median']:>10.1f} {figures['kbert_over_onnxruntime']:>10.2f} "
+            f"{figures['kbert_over_transformers']:>12.2f} "
+            f"{max(figures['probability_difference'].values()):>9.1e} "
+            f"{'n/a' if load is None else f'{load[0]:.1f}':>5}"
+        )
+    return "\n".join(lines)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--size", choices=sorted(BERT_SIZES), default="base", help="(default: base)")
+    parser.add_argument("--vocabulary-size", type=int, default=30522, help="(default: 30522)")
+    parser.add_argument("--workloads", type=int, nargs="+", default=[1, 64],
+                        help="sentence counts (default: 1 64)")
+    parser.add_argument("--rounds", type=int, default=5, help="timed rounds (default: 5)")
+    parser.add_argument("--warmup", type=int, default=2, help="untimed rounds (default: 2)")
+    parser.add_argument("--batch-size", type=int, default=32, help="(default: 32)")
+    parser.add_argument("--output", help="also write the figures to this JSON file")
+    args = parser.parse_args(argv)
+    result = measure(args.size, args.vocabulary_size, args.workloads, args.rounds, args.warmup,
+                     args.batch_size)
+    report(result, format_table(result), args.output)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
