@@ -23,6 +23,8 @@ from kbert_gui.widgets.elided_label import ElidedLabel
 from kbert_gui.widgets.error_banner import ErrorBanner
 from kbert_gui.window.documentation_dialog import DocumentationDialog
 from kbert_gui.window.edit_actions import EditActions
+from kbert_gui.window.export_menu import export_to_chosen_file
+from kbert_gui.window.export_menu import fill_export_menu
 from kbert_gui.window.keyboard_shortcuts_dialog import KeyboardShortcutsDialog
 from kbert_gui.window.model_loading_indicator import ModelLoadingIndicator
 from kbert_gui.window.window_format import about_html
@@ -235,34 +237,11 @@ class MainWindow(QMainWindow):
     @Slot()
     def update_export_menu(self):
         """Fills File ▸ Export with the current tab's exports (disabled when none applies)."""
-        self.export_menu.clear()
-        widget = self.tabs.currentWidget()
-        exports = widget.export_actions() if hasattr(widget, "export_actions") else []
-        for export in exports:
-            action = self.export_menu.addAction(
-                export.label, lambda export=export: self.export(export)
-            )
-            action.setEnabled(bool(export.available()))
-        self.export_menu.setEnabled(any(export.available() for export in exports))
+        fill_export_menu(self.export_menu, self.tabs.currentWidget(), self.export)
 
     def export(self, export):
         """Asks where to save `export` (an `ExportAction`), starting in the last folder."""
-        suggested = export.label.split(" as ")[0].rstrip("…").strip().lower().replace(" ", "-")
-        chosen = self.context.file_dialogs.save_file(
-            self, f"Export {export.label.rstrip('…')}", export.file_filter, "exports",
-            suggested + export.suffix,
-        )
-        if chosen is None:
-            return None
-        path = export.path_for(chosen)
-        try:
-            export.write(path)
-        except (OSError, ValueError) as error:
-            self.error_banner.show_error(f"Could not save {path}: {error}")
-            return None
-        self.error_banner.clear_error()
-        self._show_status(f"Saved {path}")
-        return path
+        return export_to_chosen_file(self, export)
 
     # --- Help -------------------------------------------------------------------------
 
