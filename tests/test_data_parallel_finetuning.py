@@ -23,7 +23,8 @@ from kbert.finetuning.fine_tuning_config import FineTuningConfig
 from kbert.preprocessing.bucketed_dataset import BucketedDataset
 
 TOLERANCE = 1e-5
-LOGGED_LOSS_TOLERANCE = 2e-2
+# Measured up to 2.5e-2 (QA, epoch 2): the fillers' rows count in Keras' mean.
+LOGGED_LOSS_TOLERANCE = 5e-2
 
 # A fresh interpreter: the device count must be set before JAX is imported.
 _COMPARISON = """

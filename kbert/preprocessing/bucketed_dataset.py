@@ -305,9 +305,11 @@ class BucketedDataset(keras.utils.PyDataset):
         """
         outputs = [None] * len(self.lengths)
         for index in range(self.num_batches_per_epoch):
-            rows = self.example_indices(index)
-            # Rows padded to a few counts: a compiled program serves many batch sizes.
-            inputs = pad_rows(self[index][0], row_bucket(len(rows)))
+            rows, batch = self.example_indices(index), self[index][0]
+            # Rows (fillers included) to a few counts the devices divide: few programs.
+            filled = len(batch["token_ids"])
+            bucket = row_bucket(filled)
+            inputs = pad_rows(batch, bucket if bucket % data_parallel_replicas() == 0 else filled)
             batch_outputs = (forward or model.predict_on_batch)(inputs)
             for row, example in enumerate(rows):
                 end = self.lengths[example] if sequence_outputs else None
@@ -325,8 +327,7 @@ class _EpochView(keras.utils.PyDataset):
         self.dataset = dataset
         self.epoch = epoch
         self.start_batch = start_batch
-        # Taken here: a TF strategy is its thread's, and tf.data reads batches on others.
-        self.replicas = data_parallel_replicas()
+        self.replicas = data_parallel_replicas()  # here: tf.data reads on other threads
 
     def __len__(self):
         return self.dataset.num_batches_per_epoch - self.start_batch
