@@ -108,6 +108,12 @@ def tab(qtbot, tmp_path, data):
     context = make_context(tmp_path, str(data["preset"]))
     widget = FineTuningTab(context)
     qtbot.addWidget(widget)
-    qtbot.waitUntil(lambda: widget.hyperparameters.is_ready, timeout=60_000)
+    # The defaults come from a worker (it imports Keras): wait for them, or for the error
+    # that says why they did not come, and show that error if so.
+    qtbot.waitUntil(
+        lambda: widget.hyperparameters.is_ready or bool(widget.error_banner.message),
+        timeout=120_000,
+    )
+    assert widget.hyperparameters.is_ready, widget.error_banner.message
     yield widget
     stop_context(context)
