@@ -6,6 +6,7 @@ import pathlib
 import re
 
 from PySide6.QtCore import QObject
+from PySide6.QtCore import QTimer
 from PySide6.QtCore import Signal
 from PySide6.QtCore import Slot
 
@@ -89,9 +90,10 @@ class FineTuningSetupController(QObject):
         context.models.source_changed.connect(self._show_source)
         self._show_source(context.models.source)
         self.set_task("classification")
-        worker = context.run_inference(_load_config_description)
-        worker.signals.result.connect(self._set_config_description)
-        worker.signals.error.connect(panel.error_banner.show_error)
+        # Keras-free and quick (kbert's config dataclass and its docstring), so filled in
+        # on the UI thread as soon as the tab is wired up, not by a worker that waits in
+        # the inference queue behind a model load.
+        QTimer.singleShot(0, self, lambda: self._set_config_description(describe_config()))
 
     def task(self):
         """The chosen task name ("classification", ..., "masked-lm")."""
@@ -330,10 +332,6 @@ class FineTuningSetupController(QObject):
         self.panel.preview_summary.setText("The data could not be read.")
         self.panel.error_banner.show_error(message)
         self.preview_loaded.emit()
-
-
-def _load_config_description(worker):
-    return describe_config()
 
 
 def _load_previews(train_path, evaluation_path, task, columns, has_header):

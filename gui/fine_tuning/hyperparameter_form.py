@@ -41,7 +41,7 @@ def describe_config(config_class=None):
     """`{"defaults", "descriptions", "precisions"}` of `FineTuningConfig` (or `config_class`).
 
     Keras-free (the config and the precisions import no Keras), so the form fills in
-    while Keras still loads; still called in a worker. The descriptions are the
+    while Keras still loads, on the UI thread. The descriptions are the
     "Args:" entries of the class docstring, one paragraph per field.
     """
     from kbert.training.precisions import PRECISIONS
@@ -138,7 +138,7 @@ class HyperparameterForm(QWidget):
     """Every `FineTuningConfig` field as a spin box or choice, with kbert's defaults.
 
     The form is built empty-valued and disabled; `set_config_description` (with the
-    result of `describe_config`, computed in a worker because it imports Keras) fills
+    result of `describe_config`, called on the UI thread once the tab is wired up) fills
     in the defaults and puts each field's docstring entry in its tooltip. The less
     common fields sit in a collapsible "Advanced" section.
 
