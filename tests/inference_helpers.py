@@ -58,6 +58,19 @@ def random_text(rng, num_fragments):
     return "".join(parts)
 
 
+def count_predictions(monkeypatch, model):
+    """The input shapes of every `model.predict_on_batch` call from now on, as a list."""
+    calls = []
+    real_predict = model.predict_on_batch
+
+    def counting_predict(inputs):
+        calls.append(inputs["token_ids"].shape)
+        return real_predict(inputs)
+
+    monkeypatch.setattr(model, "predict_on_batch", counting_predict)
+    return calls
+
+
 def plant_logits(monkeypatch, model, bonus):
     """Makes `model.predict_on_batch` add `bonus(inputs)` to the real model's output.
 

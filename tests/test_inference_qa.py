@@ -5,6 +5,7 @@ import itertools
 import numpy as np
 import pytest
 
+from inference_helpers import count_predictions
 from inference_helpers import shared_backbone
 from inference_helpers import make_tokenizer
 from inference_helpers import plant_logits
@@ -28,18 +29,6 @@ def model(tokenizer):
     model = BertQuestionAnswerer(shared_backbone())
     model.tokenizer = tokenizer
     return model
-
-
-def _count_predictions(monkeypatch, model):
-    calls = []
-    real_predict = model.predict_on_batch
-
-    def counting_predict(inputs):
-        calls.append(inputs["token_ids"].shape)
-        return real_predict(inputs)
-
-    monkeypatch.setattr(model, "predict_on_batch", counting_predict)
-    return calls
 
 
 def _plant_tokens(monkeypatch, model, tokenizer, start_token, end_token, size=100.0):
@@ -188,7 +177,7 @@ def test_no_answer_under_a_null_threshold(model, tokenizer, monkeypatch):
 
 
 def test_an_empty_context_is_no_answer_without_running_the_model(model, monkeypatch):
-    calls = _count_predictions(monkeypatch, model)
+    calls = count_predictions(monkeypatch, model)
     for context in ("", "   \n", "\u200b"):
         result = model.answer("Who sat?", context)
         assert result.is_impossible and result.answers == () and result.no_answer_score is None
@@ -196,7 +185,7 @@ def test_an_empty_context_is_no_answer_without_running_the_model(model, monkeypa
 
 
 def test_all_windows_of_a_call_run_as_one_batch(model, tokenizer, monkeypatch):
-    calls = _count_predictions(monkeypatch, model)
+    calls = count_predictions(monkeypatch, model)
     context = FILLER * 5
     windows = make_qa_windows(
         tokenizer, "Who?", context, QuestionWindowing(max_length=32, doc_stride=8)

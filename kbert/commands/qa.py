@@ -103,18 +103,16 @@ def run(args):
     model = load_model(BertQuestionAnswerer, args.model)
 
     def answer_batch(batch):
-        return [
-            model.answer(
-                record["question"],
-                record["context"],
-                top_k=args.top_k,
-                max_answer_length=args.max_answer_length,
-                windowing=windowing,
-                null_threshold=args.null_threshold,
-                batch_size=args.batch_size,
-            )
-            for record in batch
-        ]
+        # The windows of all the batch's questions are sorted and batched together.
+        return model.answer(
+            [record["question"] for record in batch],
+            [record["context"] for record in batch],
+            top_k=args.top_k,
+            max_answer_length=args.max_answer_length,
+            windowing=windowing,
+            null_threshold=args.null_threshold,
+            batch_size=args.batch_size,
+        )
 
     results = map_in_batches(answer_batch, records, args.batch_size, "qa")
     for record, result in zip(records, results):

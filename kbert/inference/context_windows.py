@@ -50,3 +50,38 @@ def window_logits(model, tokenizer, windows, batch_size):
             starts[row] = outputs["start_logits"][index]
             ends[row] = outputs["end_logits"][index]
     return np.stack(starts).astype(np.float32), np.stack(ends).astype(np.float32)
+
+
+def grouped_window_logits(model, tokenizer, groups, batch_size):
+    """`window_logits` of several questions' windows, run as one length-sorted set.
+
+    Args:
+        groups: one list of `QAWindow` per question (possibly empty).
+
+    Returns:
+        One `(start_logits, end_logits)` per group, each `(W, L)` with L the longest
+        bucket among the group's windows (shorter rows padded with zeros, which
+        the span search never reads: it stops at each window's own length); None
+        for an empty group.
+    """
+    windows = [window for group in groups for window in group]
+    if not windows:
+        return [None] * len(groups)
+    starts, ends = [None] * len(windows), [None] * len(windows)
+    for rows, outputs in predict_in_batches(model, tokenizer, windows, batch_size):
+        for index, row in enumerate(rows):
+            starts[row] = np.asarray(outputs["start_logits"][index], dtype=np.float32)
+            ends[row] = np.asarray(outputs["end_logits"][index], dtype=np.float32)
+    logits, first = [], 0
+    for group in groups:
+        rows = range(first, first + len(group))
+        first += len(group)
+        if not group:
+            logits.append(None)
+            continue
+        longest = max(len(starts[row]) for row in rows)
+        logits.append(tuple(
+            np.stack([np.pad(values[row], (0, longest - len(values[row]))) for row in rows])
+            for values in (starts, ends)
+        ))
+    return logits

@@ -19,12 +19,13 @@ import numpy as np
 from kbert.argument_checks import check_positive_int
 from kbert.data.question_windowing import QuestionWindowing
 from kbert.inference.context_windows import context_windows
-from kbert.inference.context_windows import window_logits
+from kbert.inference.context_windows import grouped_window_logits
 from kbert.inference.model_io import resolve_tokenizer
 from kbert.inference.model_io import softmax
 from kbert.inference.results import AnswerResult
 from kbert.inference.results import AnswerSpan
 from kbert.preprocessing.length_buckets import DEFAULT_BATCH_SIZE
+from kbert.preprocessing.text_encoding import questions_and_contexts
 from kbert.tokenizer.bert_tokenizer import CONTINUING_SUBWORD_PREFIX
 
 
@@ -32,7 +33,7 @@ def answer(
     model,
     tokenizer,
     question,
-    context,
+    context=None,
     top_k=1,
     max_answer_length=30,
     windowing=QuestionWindowing(),
@@ -41,12 +42,18 @@ def answer(
 ):
     """Finds the `top_k` best answers to `question` in `context`.
 
+    Several questions run together: the windows of all of them are sorted by length
+    and batched as one set, and each question's answers come back in its place.
+
     Args:
         model: an extractive QA model (`BertQuestionAnswerer`) whose outputs are
             `start_logits` and `end_logits`, each (B, L).
         tokenizer: a `BertTokenizer`; None uses `model.tokenizer`.
-        question: the question string.
-        context: the context string, of any length (windowed).
+        question: the question string; or a list of them; or records, a DataFrame
+            or a `datasets.Dataset` with "question" and "context" fields (then
+            `context` stays None).
+        context: the context string, of any length (windowed); for a list of
+            questions, one context for all of them or a list as long as it.
         top_k: number of answers to return, best first.
         max_answer_length: the longest answer, in tokens.
         windowing: how the context is cut into windows, a `QuestionWindowing`
@@ -58,8 +65,8 @@ def answer(
         batch_size: windows per forward pass.
 
     Returns:
-        An `AnswerResult`. An empty (or whitespace-only) context gives "no answer"
-        without running the model.
+        An `AnswerResult` for a question string, a list of them otherwise. An empty
+        (or whitespace-only) context gives "no answer" without running the model.
 
     Raises:
         ValueError: for a question that leaves no room for the context in a
@@ -73,16 +80,39 @@ def answer(
     ('The cat', 0, 7)
     >>> result.context[best.start:best.end] == best.text
     True
+    >>> [r.answers[0].text for r in model.answer(["Who sat?", "Where?"], "The cat sat on the mat.")]
+    ['The cat', 'on the mat']
     """
     tokenizer = resolve_tokenizer(model, tokenizer)
     top_k = check_positive_int("top_k", top_k)
     max_answer_length = check_positive_int("max_answer_length", max_answer_length)
     batch_size = check_positive_int("batch_size", batch_size)
     _check_null_threshold(null_threshold)
-    windows = context_windows(model, tokenizer, question, context, windowing)
+    questions, contexts, single = questions_and_contexts(question, context)
+    groups = [
+        context_windows(model, tokenizer, one_question, one_context, windowing)
+        for one_question, one_context in zip(questions, contexts)
+    ]
+    logits = grouped_window_logits(model, tokenizer, groups, batch_size)
+    results = [
+        _answer_from_logits(
+            model, tokenizer, one_question, one_context, windows, group_logits,
+            top_k, max_answer_length, null_threshold,
+        )
+        for one_question, one_context, windows, group_logits in zip(
+            questions, contexts, groups, logits
+        )
+    ]
+    return results[0] if single else results
+
+
+def _answer_from_logits(
+    model, tokenizer, question, context, windows, logits, top_k, max_answer_length, null_threshold
+):
+    """One question's `AnswerResult` from its windows' `(start_logits, end_logits)`."""
     if not windows:
         return _result(model, question, context, (), no_answer_score=None)
-    start_logits, end_logits = window_logits(model, tokenizer, windows, batch_size)
+    start_logits, end_logits = logits
     spans = _SpanBand(windows, start_logits, end_logits, max_answer_length)
     no_answer_score = float(np.min(start_logits[:, 0] + end_logits[:, 0]))
     # Never empty: each context token starts a span in the window where it has

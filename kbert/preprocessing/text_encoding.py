@@ -10,6 +10,7 @@ logger = logging.getLogger("kbert.preprocessing")
 
 # What the inference functions read from records, DataFrames and datasets.
 TEXT_FIELDS = RecordFields(inputs=("text", "pair"), optional=("pair",))
+QUESTION_FIELDS = RecordFields(inputs=("question", "context"))
 
 
 def as_text_list(text_or_texts, name):
@@ -36,6 +37,46 @@ def texts_and_pairs(text_or_texts, pairs, name):
     if pairs is None and table_kind(text_or_texts) is not None:
         pairs = table_columns(text_or_texts, TEXT_FIELDS).get("pair")
     return texts, as_pair_list(pairs, texts, single, name), single
+
+
+def questions_and_contexts(question, context):
+    """`(questions, contexts, single)` for `answer`: lists of the same length, and
+    whether one question string came in.
+
+    Args:
+        question: a string, a list of strings, or records, a DataFrame or a
+            `datasets.Dataset` with "question" and "context" fields.
+        context: a string (for every question), a list as long as the questions, or
+            None for a table (which holds the contexts).
+    """
+    if table_kind(question) is not None:
+        if context is not None:
+            raise ValueError(
+                "Pass the contexts inside the table (a 'context' field) or as `context` "
+                "beside a list of questions, not both."
+            )
+        columns = table_columns(question, QUESTION_FIELDS)
+        return (
+            _checked(columns["question"], "question"),
+            _checked(columns["context"], "context"),
+            False,
+        )
+    questions, single = as_text_list(question, "question")
+    if context is None:
+        raise ValueError(
+            "`context` must be a string (for every question) or a list of strings, one per "
+            "question. Received: context=None"
+        )
+    if isinstance(context, str):
+        return questions, [context] * len(questions), single
+    contexts, _ = as_text_list(context, "context")
+    if single or len(contexts) != len(questions):
+        raise ValueError(
+            f"`context` must be one string, or a list as long as the questions. Received: "
+            f"{len(questions) if not single else 'one'} question(s) and {len(contexts)} "
+            f"context(s)."
+        )
+    return questions, contexts, single
 
 
 def _checked(texts, name):
