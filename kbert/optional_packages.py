@@ -46,3 +46,59 @@ def require_extra(module, purpose):
         if message is None:
             raise
         raise ModuleNotFoundError(f"{purpose} needs {message}", name=error.name) from None
+
+
+# Keras' backend -> the module it imports first.
+BACKEND_MODULES = {"tensorflow": "tensorflow", "torch": "torch", "jax": "jax"}
+
+
+def configured_backend():
+    """The backend Keras will load, read as Keras reads it, without importing Keras.
+
+    `KERAS_BACKEND`, else the "backend" of `keras.json` in `KERAS_HOME` (or ~/.keras),
+    else Keras' own default, TensorFlow. Once Keras is imported, its answer.
+    """
+    import json
+    import os
+    import sys
+
+    if "keras" in sys.modules and hasattr(sys.modules["keras"], "config"):
+        return sys.modules["keras"].config.backend()
+    if os.environ.get("KERAS_BACKEND"):
+        return os.environ["KERAS_BACKEND"]
+    home = os.environ.get("KERAS_HOME") or os.path.join(os.path.expanduser("~"), ".keras")
+    try:
+        with open(os.path.join(home, "keras.json"), encoding="utf-8") as file:
+            backend = json.load(file).get("backend")
+    except (OSError, ValueError, AttributeError):
+        backend = None
+    return backend if isinstance(backend, str) else "tensorflow"
+
+
+def require_backend():
+    """Imports Keras' configured backend; when it is missing, says which extra to install.
+
+    Run by the packages that import Keras (`kbert.layers`, `kbert.models`, ...) before
+    they do, so that `KERAS_BACKEND=torch` without PyTorch is one sentence naming
+    `kbert[torch]`, not an ImportError from deep inside Keras.
+
+    Raises:
+        ModuleNotFoundError: naming the backend, the extra and the way to another backend.
+    """
+    import importlib
+
+    backend = configured_backend()
+    module = BACKEND_MODULES.get(backend)
+    if module is None:
+        return  # Keras' own message names the backends it knows.
+    try:
+        importlib.import_module(module)
+    except ModuleNotFoundError as error:
+        message = missing_extra_message(error)
+        if message is None:
+            raise
+        raise ModuleNotFoundError(
+            f"Keras' backend is {backend!r} (KERAS_BACKEND or keras.json), but {message}; "
+            f"or run on JAX, which kbert always installs: KERAS_BACKEND=jax",
+            name=error.name,
+        ) from None

@@ -6,6 +6,7 @@ once, at import) by a finder that answers ModuleNotFoundError for it, as Python 
 a package that is not there; in this process, by `sys.modules[name] = None`.
 """
 
+import json
 import os
 import pathlib
 import subprocess
@@ -105,6 +106,40 @@ def test_the_library_on_a_backend_that_is_not_installed_names_the_extra():
     )
     assert completed.returncode == 0, completed.stderr[-3000:]
     assert completed.stdout.strip().endswith('pip install "kbert[tensorflow]"'), completed.stdout
+
+
+IMPORT_MODELS = (
+    "try:\n"
+    "    import kbert.models\n"
+    "except ModuleNotFoundError as error:\n"
+    "    print(error)\n"
+)
+
+
+@only_on_the_jax_pass
+def test_importing_the_models_on_a_backend_that_is_not_installed_names_the_extra():
+    completed = _without("torch", "torch", IMPORT_MODELS)
+    assert completed.returncode == 0, completed.stderr[-3000:]
+    message = completed.stdout.strip()
+    assert message.startswith("Keras' backend is 'torch'") and "\n" not in message, message
+    assert 'pip install "kbert[torch]"' in message and message.endswith("KERAS_BACKEND=jax")
+
+
+@only_on_the_jax_pass
+def test_the_backend_named_in_keras_json_is_the_one_checked(tmp_path):
+    (tmp_path / "keras.json").write_text(json.dumps({"backend": "tensorflow"}))
+    environment = {key: value for key, value in os.environ.items() if key != "KERAS_BACKEND"}
+    completed = subprocess.run(
+        [sys.executable, "-c", BLOCKER % (["tensorflow"],) + IMPORT_MODELS],
+        cwd=ROOT,
+        env=dict(environment, KERAS_HOME=str(tmp_path)),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert completed.returncode == 0, completed.stderr[-3000:]
+    assert completed.stdout.startswith("Keras' backend is 'tensorflow'"), completed.stdout
+    assert 'pip install "kbert[tensorflow]"' in completed.stdout
 
 
 def test_the_core_install_is_keras_and_jax_and_the_extras_add_the_rest():

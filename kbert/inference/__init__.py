@@ -15,6 +15,11 @@ and row bucket, so a compiled forward pass is reused across inputs of similar le
 results come back in the caller's order.
 """
 
+from kbert.optional_packages import require_backend
+
+# A missing backend is one sentence naming its extra, before Keras imports it.
+require_backend()
+
 from kbert.inference.attention_map import AttentionMap
 from kbert.inference.attention_map import attention_map
 from kbert.inference.classification import classify

@@ -5,6 +5,11 @@ fused attention kernel (cuDNN on JAX GPUs, `scaled_dot_product_attention` on PyT
 and XLA's attention elsewhere. Every other layer is backend-agnostic keras.ops.
 """
 
+from kbert.optional_packages import require_backend
+
+# A missing backend is one sentence naming its extra, before Keras imports it.
+require_backend()
+
 from kbert.layers.bert_embeddings import BertEmbeddings
 from kbert.layers.bert_encoder_block import BertEncoderBlock
 from kbert.layers.bert_pooler import BertPooler

@@ -9,6 +9,11 @@ May import `kbert.training` (optimizer, metrics), `kbert.inference`, `kbert.prep
 `kbert.layers`, `kbert.tokenizer`, `kbert.presets`, `kbert.checkpoints`, `kbert.architecture`.
 """
 
+from kbert.optional_packages import require_backend
+
+# A missing backend is one sentence naming its extra, before Keras imports it.
+require_backend()
+
 from kbert.architecture.bert_config import BertConfig
 from kbert.models.bert_backbone import BertBackbone
 from kbert.models.bert_classifier import BertClassifier
