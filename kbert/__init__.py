@@ -8,6 +8,10 @@ what imports TensorFlow, unless the environment already sets the level: its star
 INFO and WARNING lines are noise to a kbert user. On the JAX and PyTorch backends
 kbert imports TensorFlow only where a task needs it (reading a Google TF checkpoint).
 
+With `KERAS_BACKEND` unset, Keras runs the backend of `~/.keras/keras.json`, else
+TensorFlow; when that one is not installed (`pip install kbert` brings JAX only), kbert
+sets `KERAS_BACKEND=jax` before Keras loads (`kbert.optional_packages`).
+
 Every kbert Keras class is known to Keras by its registered name from `import kbert` on
 (`kbert.keras_registry`), so `keras.saving.load_model("model.keras")` needs nothing else.
 """
@@ -19,6 +23,7 @@ from kbert.keras_registry import KERAS_CLASSES
 from kbert.keras_registry import install_keras_registry
 from kbert.lazy_imports import lazy_attributes
 from kbert.lazy_imports import names_by_module
+from kbert.optional_packages import choose_default_backend
 
 __version__ = "0.1.0"
 
@@ -26,6 +31,8 @@ if "tensorflow" not in sys.modules:
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 # `keras.saving.load_model` finds every kbert class without one being imported first.
 install_keras_registry()
+# A light install (JAX, no TensorFlow) runs on JAX when no backend is asked for.
+choose_default_backend()
 
 # The public names: every registered model class (the backbone and the tasks), and these.
 _PUBLIC_NAMES = names_by_module(

@@ -52,27 +52,68 @@ def require_extra(module, purpose):
 BACKEND_MODULES = {"tensorflow": "tensorflow", "torch": "torch", "jax": "jax"}
 
 
+def _keras_json_backend():
+    """The "backend" of `keras.json` in `KERAS_HOME` (or ~/.keras), or None."""
+    import json
+    import os
+
+    home = os.environ.get("KERAS_HOME") or os.path.join(os.path.expanduser("~"), ".keras")
+    try:
+        with open(os.path.join(home, "keras.json"), encoding="utf-8") as file:
+            backend = json.load(file).get("backend")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return backend if isinstance(backend, str) else None
+
+
 def configured_backend():
     """The backend Keras will load, read as Keras reads it, without importing Keras.
 
     `KERAS_BACKEND`, else the "backend" of `keras.json` in `KERAS_HOME` (or ~/.keras),
     else Keras' own default, TensorFlow. Once Keras is imported, its answer.
     """
-    import json
     import os
     import sys
 
     if "keras" in sys.modules and hasattr(sys.modules["keras"], "config"):
         return sys.modules["keras"].config.backend()
-    if os.environ.get("KERAS_BACKEND"):
-        return os.environ["KERAS_BACKEND"]
-    home = os.environ.get("KERAS_HOME") or os.path.join(os.path.expanduser("~"), ".keras")
+    return os.environ.get("KERAS_BACKEND") or _keras_json_backend() or "tensorflow"
+
+
+def _installed(module):
+    import importlib.util
+
     try:
-        with open(os.path.join(home, "keras.json"), encoding="utf-8") as file:
-            backend = json.load(file).get("backend")
-    except (OSError, ValueError, AttributeError):
-        backend = None
-    return backend if isinstance(backend, str) else "tensorflow"
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def choose_default_backend():
+    """Runs Keras on JAX when no backend is asked for and the implied one is missing.
+
+    Keras falls back to TensorFlow (or to the backend it wrote into `keras.json` on its
+    first run); a light install (`pip install kbert`) has JAX but not TensorFlow. Run by
+    `import kbert`, before Keras loads: when `KERAS_BACKEND` is unset and the backend
+    `keras.json` or Keras' default implies is not installed, `KERAS_BACKEND=jax`. A
+    backend that is installed, or one asked for by `KERAS_BACKEND`, is left alone.
+    Finds modules without importing them (milliseconds).
+    """
+    import logging
+    import os
+    import sys
+
+    if "keras" in sys.modules or os.environ.get("KERAS_BACKEND"):
+        return
+    implied = _keras_json_backend() or "tensorflow"
+    module = BACKEND_MODULES.get(implied)
+    if module is None or _installed(module) or not _installed("jax"):
+        return
+    os.environ["KERAS_BACKEND"] = "jax"
+    logging.getLogger("kbert").info(
+        "Keras' backend %r is not installed; running on JAX (set KERAS_BACKEND to choose).",
+        implied,
+    )
 
 
 def require_backend():

@@ -125,21 +125,39 @@ def test_importing_the_models_on_a_backend_that_is_not_installed_names_the_extra
     assert 'pip install "kbert[torch]"' in message and message.endswith("KERAS_BACKEND=jax")
 
 
-@only_on_the_jax_pass
-def test_the_backend_named_in_keras_json_is_the_one_checked(tmp_path):
-    (tmp_path / "keras.json").write_text(json.dumps({"backend": "tensorflow"}))
+def _without_backend_setting(packages, keras_home, code):
+    """`_without`, with KERAS_BACKEND unset and Keras' settings folder at `keras_home`."""
     environment = {key: value for key, value in os.environ.items() if key != "KERAS_BACKEND"}
-    completed = subprocess.run(
-        [sys.executable, "-c", BLOCKER % (["tensorflow"],) + IMPORT_MODELS],
+    return subprocess.run(
+        [sys.executable, "-c", BLOCKER % (list(packages),) + code],
         cwd=ROOT,
-        env=dict(environment, KERAS_HOME=str(tmp_path)),
+        env=dict(environment, KERAS_HOME=str(keras_home)),
         capture_output=True,
         text=True,
         timeout=300,
     )
+
+
+REPORT_BACKEND = IMPORT_MODELS + "import keras\nprint('backend', keras.config.backend())\n"
+
+
+@only_on_the_jax_pass
+def test_with_no_backend_asked_for_a_missing_default_gives_way_to_jax(tmp_path):
+    # Keras' default (TensorFlow), or the backend its keras.json names, is not installed.
+    completed = _without_backend_setting(["tensorflow"], tmp_path, REPORT_BACKEND)
     assert completed.returncode == 0, completed.stderr[-3000:]
-    assert completed.stdout.startswith("Keras' backend is 'tensorflow'"), completed.stdout
-    assert 'pip install "kbert[tensorflow]"' in completed.stdout
+    assert completed.stdout.strip() == "backend jax", completed.stdout
+    (tmp_path / "keras.json").write_text(json.dumps({"backend": "torch"}))
+    completed = _without_backend_setting(["torch"], tmp_path, REPORT_BACKEND)
+    assert completed.stdout.strip() == "backend jax", completed.stdout + completed.stderr[-3000:]
+
+
+@only_on_the_jax_pass
+def test_an_installed_backend_in_keras_json_is_kept(tmp_path):
+    (tmp_path / "keras.json").write_text(json.dumps({"backend": "torch"}))
+    completed = _without_backend_setting([], tmp_path, REPORT_BACKEND)
+    assert completed.returncode == 0, completed.stderr[-3000:]
+    assert completed.stdout.strip() == "backend torch", completed.stdout
 
 
 def test_the_core_install_is_keras_and_jax_and_the_extras_add_the_rest():

@@ -134,3 +134,54 @@ def test_wheel_installs_and_runs_the_demo_outside_the_checkout(tmp_path):
     )
     assert fill.returncode == 0, fill.stderr
     assert json.loads(fill.stdout.splitlines()[0])["masks"][0]["candidates"]
+
+
+@pytest.mark.skipif(
+    keras.config.backend() != "jax",
+    reason="installs a venv from the package registry once: on the JAX pass only",
+)
+@pytest.mark.slow
+def test_a_fresh_venv_with_the_wheel_alone_runs_fill_mask_and_a_fit(tmp_path):
+    wheel = _build_wheel(tmp_path)
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
+    python, command = venv / "bin" / "python", venv / "bin" / "kbert"
+    # No extras: pip resolves the core's requirements (Keras, JAX, ...) from the registry.
+    install = subprocess.run(
+        [str(python), "-m", "pip", "install", "-q", str(wheel)],
+        capture_output=True, text=True, timeout=1800,
+    )
+    assert install.returncode == 0, install.stderr[-3000:]
+    environment = {
+        key: value for key, value in os.environ.items()
+        if key not in ("KERAS_BACKEND", "PYTHONPATH", "VIRTUAL_ENV")
+    }
+    environment["KBERT_CACHE"] = str(tmp_path / "cache")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+
+    def run(arguments, **changes):
+        return subprocess.run(
+            arguments, cwd=elsewhere, env=dict(environment, **changes),
+            capture_output=True, text=True, timeout=600,
+        )
+
+    missing = run([str(python), "-c", "import importlib.util as u; print(sorted("
+                   "n for n in ('tensorflow', 'torch', 'PySide6') if u.find_spec(n)))"])
+    assert missing.stdout.strip() == "[]", missing.stdout + missing.stderr
+    fill = run([str(command), "fill-mask", "--model", "demo", "--json", "a [MASK] of the lord."])
+    assert fill.returncode == 0, fill.stderr[-3000:]
+    assert json.loads(fill.stdout.splitlines()[0])["masks"][0]["candidates"]
+    fit = run([str(python), "-c",
+               "from kbert.models import BertClassifier\n"
+               "model = BertClassifier.from_preset('demo', label_names=['no', 'yes'])\n"
+               "history = model.fit(['a fine film', 'a dull plot'], ['yes', 'no'], epochs=1,"
+               " verbose=0)\n"
+               "print(history.history['loss'][0])\n"])
+    assert fit.returncode == 0, fit.stderr[-3000:]
+    assert float(fit.stdout.strip().splitlines()[-1]) > 0
+    # What the core leaves out says which extra brings it.
+    app = run([str(command), "gui"])
+    assert app.returncode == 1 and app.stderr.strip().endswith('pip install "kbert[gui]"')
+    torch = run([str(command), "fill-mask", "--model", "demo", "a [MASK]."], KERAS_BACKEND="torch")
+    assert torch.returncode == 1 and torch.stderr.strip().endswith('pip install "kbert[torch]"')
