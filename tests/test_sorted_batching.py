@@ -200,6 +200,29 @@ def test_predict_and_evaluate_on_strings_run_sorted_batches_in_input_order(token
         classifier.predict(texts, steps=1)
 
 
+def test_validation_inside_fit_is_batched_as_evaluate(tokenizer, monkeypatch):
+    texts, labels = mixed_texts(), ["a", "b"] * 4 + ["a"]
+    classifier = _task(BertClassifier, tokenizer, label_names=["a", "b"])
+    classifier.compile(run_eagerly=True)  # every step sees its batch's real shape
+    lengths = [len(tokenizer.encode(text).token_ids) for text in texts]
+    buckets = length_buckets(32, INFERENCE_LENGTH_BUCKETS)
+    expected = {
+        bucket_length(max(lengths[row] for row in rows), buckets)
+        for rows in length_sorted_batches(lengths, 4)
+    }
+    seen = set()
+    real_test_step = classifier.test_step
+
+    def recording_test_step(*arguments):  # JAX passes (state, data), the others (data,)
+        seen.add(int(arguments[-1][0]["token_ids"].shape[-1]))  # every batch
+        return real_test_step(*arguments)
+
+    monkeypatch.setattr(classifier, "test_step", recording_test_step)
+    classifier.fit(texts, labels, batch_size=4, epochs=1, verbose=0,
+                   validation_data=(texts, labels))
+    assert seen == expected and len(expected) > 1
+
+
 def test_the_command_line_hands_whole_chunks_to_the_sorting_call():
     chunks = []
 

@@ -117,13 +117,14 @@ class BertTask(keras.Model):
     def _raw_validation(self, validation_data, batch_size):
         if self._preprocessor is not None and table_kind(validation_data) is not None:
             # Records, a DataFrame or a dataset with the labels inside.
-            return self._raw_dataset(validation_data, batch_size=batch_size, shuffle=False)
+            return self._raw_dataset(validation_data, batch_size=batch_size, inference=True)
         if not isinstance(validation_data, (tuple, list)) or not validation_data:
             return validation_data
         if not self._takes_raw(validation_data[0]):
             return validation_data
         x, y, weights = (list(validation_data) + [None, None])[:3]
-        return self._raw_dataset(x, y, weights, batch_size, shuffle=False)
+        # Scored like `evaluate`: sorted by length, each batch at its own fine bucket.
+        return self._raw_dataset(x, y, weights, batch_size, inference=True)
 
     def head_layers(self):
         return [self.get_layer(name) for name in self.head_layer_names]
