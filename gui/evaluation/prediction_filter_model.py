@@ -1,12 +1,12 @@
 """Which evaluation rows are in view: errors only, a gold or predicted class, a confidence range."""
 
 from PySide6.QtCore import QSortFilterProxyModel
+from PySide6.QtCore import Qt
 
-from kbert_gui.evaluation.prediction_table_model import SORT_ROLE
 
 
 class PredictionFilterModel(QSortFilterProxyModel):
-    """A sortable, filtered view of a `PredictionTableModel`.
+    """A sortable, filtered view of a `PredictionTableModel` (which sorts its own rows).
 
     A row is in view when it passes every filter that is set: `errors_only` (the
     prediction is wrong), `gold` and `predicted` (the row's gold / predicted value
@@ -19,11 +19,11 @@ class PredictionFilterModel(QSortFilterProxyModel):
 
     def __init__(self, parent=None):
         super().__init__(parent)
-        self.setSortRole(SORT_ROLE)
         self.errors_only = False
         self.gold = None
         self.predicted = None
         self.low, self.high = 0.0, 1.0
+        self._accepted = None
 
     def set_filters(self, errors_only=None, gold=..., predicted=..., low=None, high=None):
         """Changes the filters named (the others stay) and updates the view once."""
@@ -41,6 +41,7 @@ class PredictionFilterModel(QSortFilterProxyModel):
             self.low = float(low)
         if high is not None:
             self.high = float(high)
+        self._accepted = None
         if changing:
             self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
         else:
@@ -55,8 +56,27 @@ class PredictionFilterModel(QSortFilterProxyModel):
         source = self.sourceModel()
         return [source.row(self.mapToSource(self.index(row, 0)).row()) for row in range(self.rowCount())]
 
+    def sort(self, column, order=Qt.SortOrder.AscendingOrder):
+        # The source sorts its rows (fast); this proxy keeps their order.
+        self.sourceModel().sort(column, order)
+
+    def setSourceModel(self, model):
+        super().setSourceModel(model)
+        # Rows reordered or replaced: the answers per row are computed again when asked.
+        model.modelReset.connect(self._forget_accepted)
+        model.layoutAboutToBeChanged.connect(self._forget_accepted)
+
+    def _forget_accepted(self, *_):
+        self._accepted = None
+
     def filterAcceptsRow(self, source_row, source_parent):
-        row = self.sourceModel().row(source_row)
+        # Qt asks row by row; the answers for all rows come from one loop, so 10,000
+        # rows cost one Python call each, not one per filter and field.
+        if self._accepted is None:
+            self._accepted = [self._accepts(row) for row in self.sourceModel().rows()]
+        return self._accepted[source_row]
+
+    def _accepts(self, row):
         if self.errors_only and row["correct"]:
             return False
         if self.gold is not None and row["gold"] != self.gold:

@@ -7,8 +7,6 @@ from PySide6.QtGui import QColor
 from kbert_gui.widgets import style
 from kbert_gui.widgets.row_table_model import RowTableModel
 
-# What the proxy sorts by: numbers as numbers, text as text.
-SORT_ROLE = Qt.ItemDataRole.UserRole
 WRONG_BACKGROUND = QColor(style.ERROR.background)
 TITLES = {
     "index": "#",
@@ -35,8 +33,8 @@ class PredictionTableModel(RowTableModel):
     """An `EvaluationPredictions`' rows as a table, without a widget per row.
 
     Each cell shows its value in short (lists joined, probabilities to three places);
-    the tooltip gives it in full; `SORT_ROLE` gives what sorting compares. Rows the
-    model got wrong have a light red background.
+    the tooltip gives it in full. `sort` reorders the rows themselves (numbers as
+    numbers, texts as texts); rows the model got wrong have a light red background.
 
     Args:
         parent: the owning QObject.
@@ -67,6 +65,26 @@ class PredictionTableModel(RowTableModel):
     def rows(self):
         return self._rows
 
+    def sort(self, column, order=Qt.SortOrder.AscendingOrder):
+        """Reorders the rows by `column` in one Python sort (10,000 rows: milliseconds,
+        where a proxy comparing cells through `data` takes seconds)."""
+        if not 0 <= column < len(self._columns):
+            return
+        key = self._columns[column]
+        self.layoutAboutToBeChanged.emit()
+        keys = [_sort_key(row[key]) for row in self._rows]
+        order_of_rows = sorted(
+            range(len(keys)), key=keys.__getitem__, reverse=order == Qt.SortOrder.DescendingOrder
+        )
+        new_row = {old: new for new, old in enumerate(order_of_rows)}
+        self._rows = tuple(self._rows[row] for row in order_of_rows)
+        persistent = self.persistentIndexList()
+        self.changePersistentIndexList(
+            persistent,
+            [self.index(new_row[index.row()], index.column()) for index in persistent],
+        )
+        self.layoutChanged.emit()
+
     def cell_data(self, row, column, role):
         key = self._columns[column]
         record = self._rows[row]
@@ -75,8 +93,6 @@ class PredictionTableModel(RowTableModel):
             return display_text(key, value)
         if role == Qt.ItemDataRole.ToolTipRole:
             return tooltip_text(record) if key in ("text", "context") else display_text(key, value)
-        if role == SORT_ROLE:
-            return _sort_key(value)
         if role == Qt.ItemDataRole.BackgroundRole and record["correct"] is False:
             return QBrush(WRONG_BACKGROUND)
         if role == Qt.ItemDataRole.TextAlignmentRole and isinstance(value, (int, float)):
@@ -121,8 +137,9 @@ def tooltip_text(record):
 
 
 def _sort_key(value):
+    # Numbers before texts, so a column of both (none there is) still sorts.
     if isinstance(value, (bool, int, float)):
-        return float(value)
+        return (0, float(value), "")
     if value is None:
-        return -1.0
-    return display_text("", value)
+        return (0, -1.0, "")
+    return (1, 0.0, display_text("", value).lower())
