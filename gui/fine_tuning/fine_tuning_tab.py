@@ -124,7 +124,8 @@ class FineTuningTab(FineTuningPanel):
 
     def predictions_request(self):
         """The `EvaluationRequest` of the finished run's saved model on its evaluation
-        file, or None when there is none (no evaluation file, no saved model)."""
+        file with the run's columns and max length, or None when there is none (no
+        evaluation file, no saved model)."""
         result, job = self.run_controller.result, self.run_controller.job
         if result is None or job is None or job.evaluation_path is None:
             return None
@@ -135,6 +136,7 @@ class FineTuningTab(FineTuningPanel):
             job.task_name,
             job.evaluation_path,
             tuple(sorted(job.columns.items())),
+            job.settings.get("max_length"),
         )
 
     def browse_predictions(self):

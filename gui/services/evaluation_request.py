@@ -16,12 +16,15 @@ class EvaluationRequest:
         task: the task name ("classification", "token-classification", "qa", ...).
         data_path: the labelled file.
         columns: the task reader's column options (`kbert.finetuning.make_adapter`'s).
+        max_length: the longest input in tokens (a fine-tuning run's own), or None for
+            the model's limit.
     """
 
     source: str
     task: str
     data_path: str
     columns: tuple = ()
+    max_length: int = None
 
     @property
     def title(self):
@@ -49,4 +52,4 @@ class EvaluationRequest:
             )
         if worker.is_cancelled():
             return None
-        return task.evaluation_predictions(model, examples)
+        return task.evaluation_predictions(model, examples, max_length=self.max_length)
