@@ -192,7 +192,8 @@ def _classes(predictions):
     if predictions.label_names is not None:
         return list(predictions.label_names)
     if predictions.task == "multiple-choice":
-        return sorted({row["gold"] for row in predictions.rows} | {row["predicted"] for row in predictions.rows})
+        rows = predictions.rows
+        return sorted({row["gold"] for row in rows} | {row["predicted"] for row in rows})
     return []
 
 

@@ -54,7 +54,9 @@ class PredictionFilterModel(QSortFilterProxyModel):
     def shown_rows(self):
         """The rows in view (dicts), in the view's order."""
         source = self.sourceModel()
-        return [source.row(self.mapToSource(self.index(row, 0)).row()) for row in range(self.rowCount())]
+        return [
+            source.row(self.mapToSource(self.index(row, 0)).row()) for row in range(self.rowCount())
+        ]
 
     def sort(self, column, order=Qt.SortOrder.AscendingOrder):
         # The source sorts its rows (fast); this proxy keeps their order.

@@ -56,8 +56,8 @@ class MainWindow(QMainWindow):
     asked for another one (`AppContext.open_model`, "Open in …"): the request is kept.
 
     Menus: File (Open model, Open model file, Recent, Evaluate… (the evaluation browser),
-    Export: the current tab's `export_actions()`, Quit), Edit (acting on the focused widget), View (the tabs), Help (keyboard
-    shortcuts, documentation, About). The geometry, the splitters of every tab and
+    Export: the current tab's `export_actions()`, Quit), Edit (acting on the focused
+    widget), View (the tabs), Help (keyboard shortcuts, documentation, About). The geometry, the splitters of every tab and
     the last folders of the file dialogs are kept in the context's settings.
 
     Args:

@@ -126,7 +126,8 @@ class MultipleChoiceAdapter(FineTuningAdapter):
                     "predicted_ending": example.endings[chosen],
                 }
             )
-        scores = {"accuracy": accuracy([row["gold"] for row in rows], [row["predicted"] for row in rows])}
+        gold, predicted = [row["gold"] for row in rows], [row["predicted"] for row in rows]
+        scores = {"accuracy": accuracy(gold, predicted)}
         return EvaluationPredictions(self.name, CHOICE_COLUMNS, tuple(rows), scores)
 
     def options(self):

@@ -3,7 +3,8 @@
 - classification: `accuracy`, `macro_f1`, `matthews_corrcoef` (as scikit-learn).
 - token classification: `entity_scores`, `entity_scores_by_type`, `extract_entities`
   (entity level, as seqeval's default mode).
-- question answering: `squad_scores`, `squad_question_scores`, `normalize_answer` (the official SQuAD evaluation).
+- question answering: `squad_scores`, `squad_question_scores` (per question),
+  `normalize_answer` (the official SQuAD evaluation).
 """
 
 from kbert.metrics.classification_metrics import accuracy, macro_f1, matthews_corrcoef
