@@ -2,7 +2,7 @@
 
 A `QTimer` on the UI thread ticks every 20 ms; the longest gap between two ticks is
 how long the window was frozen (a window that never stalls shows about 20 ms). The
-issue asks for under 200 ms throughout. Three phases, as a user meets them, on the
+issue asks for under 200 ms throughout. Four phases, as a user meets them, on the
 bundled demo model (BERT-mini size) with real work in each:
 
 - `model_load`: from a shown window to the first prediction of "Masked words" (Keras and the
@@ -10,6 +10,10 @@ bundled demo model (BERT-mini size) with real work in each:
 - `long_passage_qa`: a question about a ~99,000-character passage with "Shade
   start/end probabilities" on, then a click on each of five n-best rows;
 - `fine_tuning`: fine-tuning the demo model for 3 epochs on a small labelled file.
+- `evaluation_browser`: File > Evaluate… on 10,000 labelled texts (the fine-tuned model
+  of the phase before, else a classifier head on the demo backbone): predictions in a
+  worker, the browser opened, then sorted by probability, a confusion-matrix cell
+  clicked, errors only, every row again.
 
 Each phase also reports its longest garbage-collector pass per generation (passes run
 on the UI thread, `kbert_gui.services.main_thread_garbage_collector`); `full_collection_ms` is
@@ -49,7 +53,8 @@ SENTENCE = (
     "inches deep in mud when she arrived at the house of Mr. Bingley. "
 )
 QUESTION = "Where did Elizabeth walk?"
-PHASES = ("model_load", "long_passage_qa", "fine_tuning")
+PHASES = ("model_load", "long_passage_qa", "fine_tuning", "evaluation_browser")
+EVALUATION_EXAMPLES = 10_000
 ROWS = [("She danced every dance at the ball.", "ball"), ("She read the letter twice.", "letter")]
 
 
@@ -124,6 +129,65 @@ def measure(app, name, work, results):
     heartbeat.stop()
     results[name] = heartbeat.summary(time.perf_counter() - started)
     print(f"{name:>16}: {json.dumps(results[name])}", flush=True)
+
+
+def evaluation_request(model, folder):
+    """The `EvaluationRequest` of the `evaluation_browser` phase (its files made now)."""
+    from kbert_gui.services.evaluation_request import EvaluationRequest
+
+    data = folder / "evaluate.csv"
+    lines = [
+        f'"{ROWS[index % 2][0]} {index}",{ROWS[index % 2][1]}\n'
+        for index in range(EVALUATION_EXAMPLES)
+    ]
+    data.write_text("text,label\n" + "".join(lines), encoding="utf-8")
+    classifier = folder / "run" / "model"
+    if not classifier.is_dir():
+        from kbert.models import BertBackbone
+        from kbert.models import BertClassifier
+        from kbert.tokenizer import BertTokenizer
+
+        classifier = folder / "classifier"
+        backbone = BertBackbone.from_preset(model)
+        labels = sorted({label for _, label in ROWS})
+        BertClassifier(backbone, label_names=labels).save_to_preset(
+            classifier, BertTokenizer.from_preset(model)
+        )
+        del backbone
+    # The set-up's own objects (a model built here, on the UI thread) out of the young
+    # generations, so the phase's collector passes look at the phase's objects only.
+    gc.collect()
+    return EvaluationRequest(str(classifier), "classification", str(data))
+
+
+def browse(app, window, request):
+    """The `evaluation_browser` phase: evaluate, open the browser, sort and filter."""
+    from PySide6.QtCore import Qt
+
+    opened, failed = [], []
+    window.evaluation.browser_opened.connect(opened.append)
+    window.evaluation.failed.connect(failed.append)
+    window.evaluation.evaluate(request)
+    wait_until(app, lambda: opened or failed, 900, "the evaluation")
+    if failed:
+        raise RuntimeError(f"The evaluation failed: {failed[0]}")
+    browser = opened[0]
+    steps = (
+        # As a click on the title does (`sortByColumn` would sort twice).
+        lambda: browser.table.horizontalHeader().setSortIndicator(
+            browser.rows_model.keys.index("probability"), Qt.SortOrder.DescendingOrder
+        ),
+        lambda: browser.show_pair(browser.matrix_model.index(0, 1)),
+        lambda: browser.filter_bar.errors_only.setChecked(True),
+        browser.filter_bar.clear,
+    )
+    for step in steps:
+        step()
+        deadline = time.monotonic() + 0.3
+        while time.monotonic() < deadline:
+            app.processEvents()
+            time.sleep(0.005)
+    browser.close()
 
 
 def main(argv=None):
@@ -215,6 +279,10 @@ def main(argv=None):
 
         if "fine_tuning" in args.phases:
             measure(app, "fine_tuning", fine_tuning, results)
+
+        if "evaluation_browser" in args.phases:
+            request = evaluation_request(args.model, folder)
+            measure(app, "evaluation_browser", lambda: browse(app, window, request), results)
         context.stop_all(60_000)
         # A full pass is rare (after ten generation-1 passes): time one now, with
         # everything above loaded, as the collector would run it on the UI thread.

@@ -8,7 +8,11 @@ checks it from the source):
 
 - `masked_words`, `question_answering`, `classify`, `fine_tuning`: one package per
   tab, each a panel (widgets), a controller (behaviour) and a format module (texts).
-  A tab imports `widgets`, `services` and `tab_key`, never another tab.
+  A tab imports `widgets`, `services` and `tab_key`, never another tab (the
+  fine-tuning tab also opens `evaluation`'s browser).
+- `evaluation`: the evaluation browser (every example of a labelled file with the
+  model's prediction), opened from File > Evaluate… and from a finished fine-tuning run;
+  imports `widgets` and `services`.
 - `window`: the main window, its menus and dialogs; may import the tabs.
 - `widgets`: what every tab shows alike (banners, tables, delegates, `style`); imports
   nothing else of the app.

@@ -9,7 +9,8 @@ app does real work for each picture: "Masked words" predicts the masks of its ex
 the attention views show every head of a layer and the head view's lines, the QA tab
 answers a question about a passage of Pride and Prejudice, the fine-tuning tab
 fine-tunes the demo model for a few epochs on a tiny labelled file, and "Classify &
-tag" then classifies a new sentence with the model just trained; last, the demo model
+tag" then classifies a new sentence with the model just trained (before that, "Browse
+predictions" shows that run's evaluation rows and confusion matrix); last, the demo model
 is fine-tuned for multiple choice on a tiny SWAG-format file and "Classify & tag" picks
 the ending of a new context (ONLY_MULTIPLE_CHOICE=1 renders that picture alone).
 """
@@ -141,6 +142,8 @@ def main(argv=None):
         window.grab().save(str(path))
         print(f"wrote {path}")
 
+    save.folder = output
+
     if os.environ.get("ONLY_FINE_TUNING") or os.environ.get("ONLY_MULTIPLE_CHOICE"):
         window.show_tab(TabKey.FINE_TUNING)
     else:
@@ -200,6 +203,7 @@ def _fine_tuning(app, window, save):
         settings = {"epochs": 8, "batch_size": 4, "learning_rate": 1e-3}
         _train(app, tuning, "classification", data, folder / "run", settings)
         save("fine-tuning")
+        _evaluation_browser(app, tuning, save.folder)
         # "Open in Classify & tag": where a classifier is used.
         classify = _open_in_classify(app, window, tuning)
         text = "They danced at the ball until the music stopped."
@@ -212,6 +216,28 @@ def _fine_tuning(app, window, save):
             "a classification",
         )
         save("classify")
+
+
+def _evaluation_browser(app, tuning, output):
+    """"Browse predictions" on the run just finished: its evaluation rows and confusion
+    matrix, the first cell off the diagonal that holds examples clicked (if any)."""
+    browsers = []
+    tuning.evaluation.browser_opened.connect(browsers.append)
+    tuning.browse_predictions_button.click()
+    wait_until(app, lambda: browsers, 120, "the evaluation browser")
+    browser = browsers[0]
+    browser.resize(1100, 560)
+    matrix = browser.matrix_model
+    size = matrix.rowCount()
+    wrong = [(row, column) for row in range(size) for column in range(size)
+             if row != column and matrix.count(row, column)]
+    if wrong:
+        browser.show_pair(matrix.index(*wrong[0]))
+    settle(app)
+    path = output / "evaluation-browser.png"
+    browser.grab().save(str(path))
+    print(f"wrote {path}")
+    browser.close()
 
 
 def _train(app, tuning, task, data, output, settings):

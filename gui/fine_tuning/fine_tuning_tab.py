@@ -2,9 +2,11 @@
 
 from PySide6.QtCore import Signal
 
+from kbert_gui.evaluation.evaluation_launcher import EvaluationLauncher
 from kbert_gui.fine_tuning.fine_tuning_panel import FineTuningPanel
 from kbert_gui.fine_tuning.fine_tuning_run_controller import FineTuningRunController
 from kbert_gui.fine_tuning.fine_tuning_setup_controller import FineTuningSetupController
+from kbert_gui.services.evaluation_request import EvaluationRequest
 
 
 class FineTuningTab(FineTuningPanel):
@@ -17,7 +19,8 @@ class FineTuningTab(FineTuningPanel):
     (progress with ETA, live loss and metric curves, the probe and its prediction at
     every epoch, the evaluation table, the saved preset with one click to open it in
     the tab that uses it: "Open in Classify & tag", "Open in Question answering" or
-    "Open in Masked words"), and the log.
+    "Open in Masked words"; "Browse predictions" shows every example of the evaluation
+    file beside the saved model's prediction), and the log.
 
     The run is a `FineTuningJob` on the context's training pool. Cancel stops it after
     the current batch with a checkpoint; Resume continues a run whose output folder
@@ -49,6 +52,11 @@ class FineTuningTab(FineTuningPanel):
         self.setup_controller.preview_loaded.connect(self.preview_loaded)
         self.run_controller.training_event.connect(self.training_event)
         self.run_controller.run_finished.connect(self.run_finished)
+        self.evaluation = EvaluationLauncher(context, self)
+        self.browse_predictions_button.clicked.connect(self.browse_predictions)
+        self.run_controller.run_finished.connect(self._update_browse_button)
+        for button in (self.start_button, self.resume_button):
+            button.clicked.connect(lambda: self.browse_predictions_button.setEnabled(False))
 
     @property
     def worker(self):
@@ -113,3 +121,29 @@ class FineTuningTab(FineTuningPanel):
     def open_saved_model(self):
         """Makes the saved model the app's model and shows the tab that uses it."""
         self.run_controller.open_saved_model()
+
+    def predictions_request(self):
+        """The `EvaluationRequest` of the finished run's saved model on its evaluation
+        file with the run's columns and max length, or None when there is none (no
+        evaluation file, no saved model)."""
+        result, job = self.run_controller.result, self.run_controller.job
+        if result is None or job is None or job.evaluation_path is None:
+            return None
+        if job.task_name == "masked-lm" or getattr(result, "preset_path", None) is None:
+            return None
+        return EvaluationRequest(
+            str(result.preset_path),
+            job.task_name,
+            job.evaluation_path,
+            tuple(sorted(job.columns.items())),
+            job.settings.get("max_length"),
+        )
+
+    def browse_predictions(self):
+        """Evaluates the saved model on the evaluation file and opens the browser."""
+        request = self.predictions_request()
+        if request is not None:
+            self.evaluation.evaluate(request)
+
+    def _update_browse_button(self, status):
+        self.browse_predictions_button.setEnabled(self.predictions_request() is not None)

@@ -23,6 +23,7 @@ from kbert_gui.widgets.elided_label import ElidedLabel
 from kbert_gui.widgets.error_banner import ErrorBanner
 from kbert_gui.window.documentation_dialog import DocumentationDialog
 from kbert_gui.window.edit_actions import EditActions
+from kbert_gui.evaluation.evaluation_launcher import EvaluationLauncher
 from kbert_gui.window.export_menu import export_to_chosen_file
 from kbert_gui.window.export_menu import fill_export_menu
 from kbert_gui.window.keyboard_shortcuts_dialog import KeyboardShortcutsDialog
@@ -54,9 +55,9 @@ class MainWindow(QMainWindow):
     opened from the fine-tuning tab leaves it there, to be fine-tuned), unless a tab
     asked for another one (`AppContext.open_model`, "Open in …"): the request is kept.
 
-    Menus: File (Open model, Open model file, Recent, Export: the current tab's `export_actions()`,
-    Quit), Edit (acting on the focused widget), View (the tabs), Help (keyboard
-    shortcuts, documentation, About). The geometry, the splitters of every tab and
+    Menus: File (Open model, Open model file, Recent, Evaluate… (the evaluation browser),
+    Export: the current tab's `export_actions()`, Quit), Edit (acting on the focused
+    widget), View (the tabs), Help (keyboard shortcuts, documentation, About). The geometry, the splitters of every tab and
     the last folders of the file dialogs are kept in the context's settings.
 
     Args:
@@ -184,6 +185,8 @@ class MainWindow(QMainWindow):
         self.file_menu.addAction(self.open_action)
         self.file_menu.addAction(self.open_file_action)
         self.file_menu.addMenu(self.recent_menu)
+        self.evaluation = EvaluationLauncher(self.context, self)
+        self.evaluate_action = self.file_menu.addAction("E&valuate…", self.evaluation.ask)
         self.export_menu = self.file_menu.addMenu("&Export")
         self.file_menu.addSeparator()
         self.file_menu.addAction(self.quit_action)

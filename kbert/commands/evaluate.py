@@ -6,6 +6,7 @@ from kbert.commands import EXIT_OK
 from kbert.commands import MODEL_HELP
 from kbert.commands.finetune import add_task_arguments
 from kbert.commands.finetune import task_from_arguments
+from kbert.finetuning.evaluation_predictions import prediction_format
 from kbert.preprocessing.length_buckets import DEFAULT_BATCH_SIZE
 
 
@@ -34,6 +35,12 @@ def add_parser(subparsers):
         metavar="N",
         help=f"inputs per forward pass (default: {DEFAULT_BATCH_SIZE})",
     )
+    parser.add_argument(
+        "--predictions",
+        metavar="FILE",
+        help="also write every example with its gold answer, prediction and probability "
+        "to FILE: CSV for a .csv name, JSON Lines for .jsonl",
+    )
     parser.add_argument("--json", action="store_true", help="print the scores as JSON")
     parser.set_defaults(run=run)
 
@@ -42,9 +49,16 @@ def run(args):
     from kbert.commands.inference_inputs import load_model
 
     task = task_from_arguments(args)
+    if args.predictions is not None:
+        prediction_format(args.predictions)  # a wrong name fails before the model loads
     examples = task.read(args.data)
     model = load_model(task.model_class, args.model)
-    scores = task.evaluate(model, examples, max_length=args.max_length, batch_size=args.batch_size)
+    predictions = task.evaluation_predictions(
+        model, examples, max_length=args.max_length, batch_size=args.batch_size
+    )
+    scores = predictions.scores
+    if args.predictions is not None:
+        predictions.write(args.predictions)
     if args.json:
         print(
             json.dumps(

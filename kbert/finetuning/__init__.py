@@ -20,6 +20,7 @@ _PUBLIC_NAMES = names_by_module(
     {
         "kbert.finetuning.adapter_registry": ("make_adapter",),
         "kbert.finetuning.classification_adapter": ("ClassificationAdapter",),
+        "kbert.finetuning.evaluation_predictions": ("EvaluationPredictions",),
         "kbert.finetuning.fine_tuner": ("FineTuner", "training_data_fingerprint"),
         "kbert.finetuning.fine_tuning_adapter": ("FineTuningAdapter",),
         "kbert.finetuning.fine_tuning_config": ("FineTuningConfig",),

@@ -2,11 +2,13 @@
 
 import numpy as np
 
+from kbert.inference.model_io import softmax
 from kbert.metrics import accuracy
 from kbert.metrics import macro_f1
 from kbert.metrics import matthews_corrcoef
 from kbert.preprocessing.length_buckets import DEFAULT_BATCH_SIZE
 from kbert.preprocessing.text_classifier_preprocessor import TextClassifierPreprocessor
+from kbert.finetuning.evaluation_predictions import EvaluationPredictions
 from kbert.finetuning.fine_tuning_adapter import FineTuningAdapter
 from kbert.finetuning.fine_tuning_adapter import model_limits
 from kbert.finetuning.fine_tuning_adapter import predict_features
@@ -94,20 +96,43 @@ class ClassificationAdapter(FineTuningAdapter):
         y = None if label_names is None else [example.label for example in examples]
         return preprocessor.features(x, y)
 
-    def evaluate(self, model, examples, max_length=None, batch_size=DEFAULT_BATCH_SIZE):
-        """Accuracy, macro F1 and Matthews correlation of `model` on `examples`."""
+    def evaluation_predictions(
+        self, model, examples, max_length=None, batch_size=DEFAULT_BATCH_SIZE
+    ):
+        """Each example's gold and predicted label; accuracy, macro F1 and Matthews
+        correlation from them."""
         tokenizer, max_length = model_limits(model, max_length)
         label_names = model.label_names or [str(index) for index in range(model.num_classes)]
         self.check_labels(examples, label_names, "the evaluation data")
         features = self.features(examples, tokenizer, None, max_length)
         logits = np.stack(predict_features(model, features, tokenizer, max_length, batch_size))
-        predicted = [label_names[index] for index in np.argmax(logits, axis=-1)]
-        gold = [example.label for example in examples]
-        return {
+        probabilities = softmax(logits)  # (B, C)
+        best = np.argmax(probabilities, axis=-1)
+        columns = ("index", "line", "text") + (("pair",) if self.pair_column else ())
+        columns += ("gold", "predicted", "probability", "correct")
+        rows = []
+        for index, (example, row_best) in enumerate(zip(examples, best.tolist())):
+            row = {"index": index, "line": example.line, "text": example.text}
+            if self.pair_column:
+                row["pair"] = example.pair
+            predicted = label_names[row_best]
+            row.update(
+                gold=example.label,
+                predicted=predicted,
+                probability=float(probabilities[index, row_best]),
+                correct=predicted == example.label,
+            )
+            rows.append(row)
+        gold = [row["gold"] for row in rows]
+        predicted = [row["predicted"] for row in rows]
+        scores = {
             "accuracy": accuracy(gold, predicted),
             "macro_f1": macro_f1(gold, predicted),
             "matthews_corrcoef": matthews_corrcoef(gold, predicted),
         }
+        return EvaluationPredictions(
+            self.name, columns, tuple(rows), scores, label_names=tuple(label_names)
+        )
 
     def options(self):
         return {

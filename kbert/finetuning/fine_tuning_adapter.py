@@ -73,6 +73,13 @@ class FineTuningAdapter:
 
     def evaluate(self, model, examples, max_length=None, batch_size=DEFAULT_BATCH_SIZE):
         """The task's scores of `model` on labelled `examples`, as a dict of floats."""
+        return self.evaluation_predictions(model, examples, max_length, batch_size).scores
+
+    def evaluation_predictions(
+        self, model, examples, max_length=None, batch_size=DEFAULT_BATCH_SIZE
+    ):
+        """`EvaluationPredictions`: every example with gold, prediction and probability,
+        and the task's scores computed from those rows."""
         raise NotImplementedError
 
     def options(self):

@@ -2,12 +2,19 @@
 
 import numpy as np
 
+from kbert.finetuning.evaluation_predictions import EvaluationPredictions
 from kbert.finetuning.fine_tuning_adapter import FineTuningAdapter
 from kbert.finetuning.fine_tuning_adapter import model_limits
 from kbert.finetuning.fine_tuning_adapter import predict_features
+from kbert.inference.model_io import softmax
 from kbert.metrics import accuracy
 from kbert.preprocessing.length_buckets import DEFAULT_BATCH_SIZE
 from kbert.preprocessing.multiple_choice_preprocessor import MultipleChoicePreprocessor
+
+CHOICE_COLUMNS = (
+    "index", "line", "context", "endings", "gold", "predicted", "probability", "correct",
+    "gold_ending", "predicted_ending",
+)
 
 
 class MultipleChoiceAdapter(FineTuningAdapter):
@@ -93,14 +100,35 @@ class MultipleChoiceAdapter(FineTuningAdapter):
         labelled = all(example.label is not None for example in examples)
         return preprocessor.features(x, [example.label for example in examples] if labelled else None)
 
-    def evaluate(self, model, examples, max_length=None, batch_size=DEFAULT_BATCH_SIZE):
-        """The accuracy of `model` (the share of examples whose right ending scores highest)."""
+    def evaluation_predictions(
+        self, model, examples, max_length=None, batch_size=DEFAULT_BATCH_SIZE
+    ):
+        """Each example's right and chosen ending; the accuracy from them."""
         self.check_labelled(examples, "the evaluation data")
         tokenizer, max_length = model_limits(model, max_length)
         features = self.features(examples, tokenizer, None, max_length)
         logits = predict_features(model, features, tokenizer, max_length, batch_size)
-        predicted = [int(np.argmax(row)) for row in logits]
-        return {"accuracy": accuracy([example.label for example in examples], predicted)}
+        rows = []
+        for index, (example, row_logits) in enumerate(zip(examples, logits)):
+            probabilities = softmax(row_logits)  # (C,)
+            chosen = int(np.argmax(probabilities))
+            rows.append(
+                {
+                    "index": index,
+                    "line": example.line,
+                    "context": example.context,
+                    "endings": list(example.endings),
+                    "gold": example.label,
+                    "predicted": chosen,
+                    "probability": float(probabilities[chosen]),
+                    "correct": chosen == example.label,
+                    "gold_ending": example.endings[example.label],
+                    "predicted_ending": example.endings[chosen],
+                }
+            )
+        gold, predicted = [row["gold"] for row in rows], [row["predicted"] for row in rows]
+        scores = {"accuracy": accuracy(gold, predicted)}
+        return EvaluationPredictions(self.name, CHOICE_COLUMNS, tuple(rows), scores)
 
     def options(self):
         return {

@@ -1,6 +1,8 @@
 """Extractive question answering on SQuAD-style data, long contexts in windows."""
 
 from kbert.data.question_windowing import QuestionWindowing
+from kbert.finetuning.evaluation_predictions import EvaluationPredictions
+from kbert.metrics import squad_question_scores
 from kbert.metrics import squad_scores
 from kbert.preprocessing.length_buckets import DEFAULT_BATCH_SIZE
 from kbert.preprocessing.question_answerer_preprocessor import QuestionAnswererPreprocessor
@@ -10,6 +12,10 @@ from kbert.finetuning.task_specs import task_spec
 
 # SQuAD scores in percent, as the official script reports them.
 QA_METRICS = task_spec("qa").metrics
+QA_COLUMNS = (
+    "index", "id", "question", "context", "gold", "predicted", "probability", "correct",
+    "exact_match", "f1",
+)
 
 
 class QuestionAnsweringAdapter(FineTuningAdapter):
@@ -72,9 +78,18 @@ class QuestionAnsweringAdapter(FineTuningAdapter):
 
     def predict_answers(self, model, examples, max_length=None, batch_size=DEFAULT_BATCH_SIZE):
         """The best answer text (or "" for none) of every example, by example id."""
+        return {
+            example.id: text
+            for example, (text, _) in zip(
+                examples, self._best_answers(model, examples, max_length, batch_size)
+            )
+        }
+
+    def _best_answers(self, model, examples, max_length, batch_size):
+        """`(text, probability)` of every example's best answer ("" and None for none)."""
         _, max_length = model_limits(model, max_length)
         windowing = self.windowing.capped(max_length)
-        predictions = {}
+        answers = []
         for example in examples:
             result = model.answer(
                 example.question,
@@ -84,15 +99,40 @@ class QuestionAnsweringAdapter(FineTuningAdapter):
                 windowing=windowing,
                 batch_size=batch_size,
             )
-            predictions[example.id] = "" if result.is_impossible else result.answers[0].text
-        return predictions
+            best = None if result.is_impossible or not result.answers else result.answers[0]
+            answers.append(("", None) if best is None else (best.text, float(best.probability)))
+        return answers
 
-    def evaluate(self, model, examples, max_length=None, batch_size=DEFAULT_BATCH_SIZE):
-        """SQuAD exact match and F1 (percent) of `model`'s best answers on `examples`."""
-        predictions = self.predict_answers(model, examples, max_length, batch_size)
+    def evaluation_predictions(
+        self, model, examples, max_length=None, batch_size=DEFAULT_BATCH_SIZE
+    ):
+        """Each question's gold answers, best answer, exact match and F1; the SQuAD scores
+        (percent) from those answers."""
+        best = self._best_answers(model, examples, max_length, batch_size)
+        predictions = {example.id: text for example, (text, _) in zip(examples, best)}
         answers = {example.id: [answer.text for answer in example.answers] for example in examples}
+        per_question = squad_question_scores(predictions, answers)
+        rows = []
+        for index, (example, (text, probability)) in enumerate(zip(examples, best)):
+            question_scores = per_question[example.id]
+            rows.append(
+                {
+                    "index": index,
+                    "id": example.id,
+                    "question": example.question,
+                    "context": example.context,
+                    "gold": answers[example.id],
+                    "predicted": text,
+                    "probability": probability,
+                    "correct": question_scores["exact_match"] == 100.0,
+                    "exact_match": question_scores["exact_match"],
+                    "f1": question_scores["f1"],
+                }
+            )
         scores = squad_scores(predictions, answers)
-        return {name: scores[name] for name in QA_METRICS}
+        return EvaluationPredictions(
+            self.name, QA_COLUMNS, tuple(rows), {name: scores[name] for name in QA_METRICS}
+        )
 
     def options(self):
         return {

@@ -2,7 +2,11 @@
 
 import numpy as np
 
+from kbert.finetuning.evaluation_predictions import EvaluationPredictions
+from kbert.inference.model_io import softmax
 from kbert.metrics import entity_scores
+from kbert.metrics import entity_scores_by_type
+from kbert.metrics import extract_entities
 from kbert.preprocessing.length_buckets import DEFAULT_BATCH_SIZE
 from kbert.preprocessing.token_classifier_preprocessor import OUTSIDE_TAG
 from kbert.preprocessing.token_classifier_preprocessor import TokenClassifierPreprocessor
@@ -68,6 +72,10 @@ class TokenClassificationAdapter(FineTuningAdapter):
 
     def predict_tags(self, model, examples, max_length=None, batch_size=DEFAULT_BATCH_SIZE):
         """The predicted tag of every word of every example: a list of lists of strings."""
+        return [tags for tags, _ in self._word_predictions(model, examples, max_length, batch_size)]
+
+    def _word_predictions(self, model, examples, max_length, batch_size):
+        """`(tags, probabilities)` per example: each word's predicted tag and its probability."""
         tokenizer, max_length = model_limits(model, max_length)
         features = self.features(examples, tokenizer, None, max_length)
         logits = predict_features(
@@ -76,22 +84,54 @@ class TokenClassificationAdapter(FineTuningAdapter):
         label_names = model.label_names
         predictions = []
         for positions, row_logits in zip(features.word_positions, logits):
-            ids = np.argmax(row_logits, axis=-1)
-            predictions.append(
-                [label_names[ids[p]] if p >= 0 else OUTSIDE_TAG for p in positions.tolist()]
-            )
+            probabilities = softmax(row_logits)  # (L, C)
+            ids = np.argmax(probabilities, axis=-1)
+            # A word cut off by truncation has no sub-word: "O", as certain as can be.
+            words = [(label_names[ids[p]], float(probabilities[p, ids[p]])) if p >= 0
+                     else (OUTSIDE_TAG, 1.0) for p in positions.tolist()]
+            predictions.append(([tag for tag, _ in words], [value for _, value in words]))
         return predictions
 
-    def evaluate(self, model, examples, max_length=None, batch_size=DEFAULT_BATCH_SIZE):
-        """Entity-level precision, recall and F1 of `model` on `examples`."""
+    def evaluation_predictions(
+        self, model, examples, max_length=None, batch_size=DEFAULT_BATCH_SIZE
+    ):
+        """Each sentence's gold and predicted tags and entities; entity-level precision,
+        recall and F1 from them, overall and per entity type."""
         if not model.label_names:
             raise ValueError(
                 "Token classification needs a model with `label_names` (the tag strings). "
                 f"Received: label_names={model.label_names!r}"
             )
         self.check_labels(examples, model.label_names, "the evaluation data")
-        predicted = self.predict_tags(model, examples, max_length, batch_size)
-        return entity_scores([list(example.tags) for example in examples], predicted)
+        words = self._word_predictions(model, examples, max_length, batch_size)
+        rows = []
+        for index, (example, (tags, probabilities)) in enumerate(zip(examples, words)):
+            gold = _entities(example.tokens, example.tags)
+            predicted = _entities(example.tokens, tags)
+            rows.append(
+                {
+                    "index": index,
+                    "line": example.line,
+                    "text": " ".join(example.tokens),
+                    "gold": list(example.tags),
+                    "predicted": tags,
+                    "probability": min(probabilities, default=1.0),
+                    "correct": gold == predicted,
+                    "gold_entities": gold,
+                    "predicted_entities": predicted,
+                    "missed": [entity for entity in gold if entity not in predicted],
+                    "spurious": [entity for entity in predicted if entity not in gold],
+                }
+            )
+        gold_tags = [row["gold"] for row in rows]
+        predicted_tags = [row["predicted"] for row in rows]
+        return EvaluationPredictions(
+            self.name,
+            TAGGER_COLUMNS,
+            tuple(rows),
+            entity_scores(gold_tags, predicted_tags),
+            entity_types=entity_scores_by_type(gold_tags, predicted_tags),
+        )
 
     def options(self):
         return {
@@ -99,3 +139,17 @@ class TokenClassificationAdapter(FineTuningAdapter):
             "token_column": self.token_column,
             "tag_column": self.tag_column,
         }
+
+
+TAGGER_COLUMNS = (
+    "index", "line", "text", "gold", "predicted", "probability", "correct",
+    "gold_entities", "predicted_entities", "missed", "spurious",
+)
+
+
+def _entities(words, tags):
+    """`[type, start, end, words]` of each entity in `tags` (word positions, end exclusive)."""
+    return [
+        [entity_type, start, end, " ".join(words[start:end])]
+        for entity_type, start, end in extract_entities(list(tags))
+    ]

@@ -142,14 +142,7 @@ def squad_scores(predictions, answers, no_answer_probabilities=None, null_thresh
         raise ValueError("`answers` is empty; there is nothing to score.")
     question_ids = list(gold)
     predicted_texts = _predicted_texts(predictions, question_ids)
-    # The script maximises exact match and F1 separately over the gold answers.
-    raw_exact, raw_f1 = np.array(
-        [
-            np.max([_exact_and_f1(gold_text, predicted_text) for gold_text in gold[question_id]], axis=0)
-            for question_id, predicted_text in zip(question_ids, predicted_texts)
-        ],
-        dtype=np.float64,
-    ).T
+    raw_exact, raw_f1 = _raw_scores(gold, question_ids, predicted_texts)
     # As the script: answerable means "has gold answers", even ones that normalise to "".
     has_answer = np.array([len(answer_lists[question_id]) > 0 for question_id in question_ids])
     probabilities, visit_order = _no_answer_probabilities(no_answer_probabilities, question_ids)
@@ -170,6 +163,47 @@ def squad_scores(predictions, answers, no_answer_probabilities=None, null_thresh
             results[f"best_{name}"] = best
             results[f"best_{name}_thresh"] = threshold
     return results
+
+
+def squad_question_scores(predictions, answers):
+    """Exact match and F1 (percent, 0 to 100) of every question, as `squad_scores` counts them.
+
+    Without no-answer probabilities, `squad_scores`'s `"exact_match"` and `"f1"` are the
+    means of these.
+
+    Args:
+        predictions: as for `squad_scores`.
+        answers: as for `squad_scores`.
+
+    Returns:
+        dict from question id (in the order of `answers`) to a dict with float
+        `"exact_match"` and `"f1"`.
+
+    Examples:
+    >>> squad_question_scores({"q1": "Eiffel Tower"}, {"q1": ["the Eiffel Tower", "Paris"]})
+    {'q1': {'exact_match': 100.0, 'f1': 100.0}}
+    """
+    gold = _gold_answer_lists(_as_mapping(answers, "answers"))
+    question_ids = list(gold)
+    raw_exact, raw_f1 = _raw_scores(gold, question_ids, _predicted_texts(predictions, question_ids))
+    return {
+        question_id: {"exact_match": 100.0 * float(exact), "f1": 100.0 * float(f1)}
+        for question_id, exact, f1 in zip(question_ids, raw_exact, raw_f1)
+    }
+
+
+def _raw_scores(gold, question_ids, predicted_texts):
+    """`(exact, f1)` arrays (0 to 1) of the questions, each the best over its gold answers."""
+    if not question_ids:
+        return np.zeros(0), np.zeros(0)
+    # The script maximises exact match and F1 separately over the gold answers.
+    return np.array(
+        [
+            np.max([_exact_and_f1(gold_text, predicted_text) for gold_text in gold[question_id]], axis=0)
+            for question_id, predicted_text in zip(question_ids, predicted_texts)
+        ],
+        dtype=np.float64,
+    ).T
 
 
 def _predicted_texts(predictions, question_ids):

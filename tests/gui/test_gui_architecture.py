@@ -22,9 +22,11 @@ ALLOWED = {
     "tab_key": set(),
     "widgets": set(),
     "services": {"kbert_gui", "tab_key"},
+    "evaluation": {"kbert_gui", "widgets", "services"},
     **{tab: {"kbert_gui", "tab_key", "widgets", "services"} for tab in TABS},
-    "window": {"kbert_gui", "tab_key", "widgets", "services", *TABS},
-    "app": {"kbert_gui", "tab_key", "widgets", "services", "window", *TABS},
+    "fine_tuning": {"kbert_gui", "tab_key", "widgets", "services", "evaluation"},
+    "window": {"kbert_gui", "tab_key", "widgets", "services", "evaluation", *TABS},
+    "app": {"kbert_gui", "tab_key", "widgets", "services", "window", "evaluation", *TABS},
     "__main__": {"app"},
 }
 

@@ -258,6 +258,18 @@ def test_a_fine_tuning_run_completes_from_the_gui(tab, qtbot, tmp_path, data):
         qtbot.mouseClick(tab.open_model_button, Qt.MouseButton.LeftButton)
     assert requested.args == [TabKey.CLASSIFY]
     assert tab.context.models.source == str(preset)
+    # "Browse predictions": the evaluation file's rows, scored as the best epoch was.
+    opened = []
+    tab.evaluation.browser_opened.connect(opened.append)
+    assert tab.browse_predictions_button.isEnabled()
+    qtbot.mouseClick(tab.browse_predictions_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: bool(opened), timeout=120000)
+    browser = opened[0]
+    qtbot.addWidget(browser)
+    assert browser.rows_model.rowCount() == 16  # the evaluation file's examples
+    assert browser.predictions.scores["accuracy"] == pytest.approx(
+        result.history[result.best_epoch - 1]["accuracy"]
+    )
     # Another task does not relabel this run's curves, whose loss says what it is.
     names = tab.chart.names()
     assert names[:2] == ("training loss (running mean of the epoch)", "evaluation accuracy")

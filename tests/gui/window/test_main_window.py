@@ -92,7 +92,7 @@ def test_the_menus_offer_the_usual_actions_with_their_shortcuts(qtbot, tmp_path)
     assert titles == ["&File", "&Edit", "&View", "&Help"]
     assert _shortcuts(window.file_menu) == {
         "&Open model…": "Ctrl+O", "Open model &file (.keras)…": "Ctrl+Shift+O",
-        "&Recent": "", "&Export": "", "&Quit": "Ctrl+Q",
+        "&Recent": "", "E&valuate…": "", "&Export": "", "&Quit": "Ctrl+Q",
     }
     # The platform's own keys (Redo is Ctrl+Shift+Z on some desktops, Ctrl+Y on others).
     redo = QKeySequence.keyBindings(QKeySequence.StandardKey.Redo)[0].toString()

@@ -1,0 +1,204 @@
+"""A window over one evaluation: every example, filters, and the task's summary table."""
+
+import dataclasses
+import pathlib
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QAbstractItemView
+from PySide6.QtWidgets import QDialog
+from PySide6.QtWidgets import QGroupBox
+from PySide6.QtWidgets import QHBoxLayout
+from PySide6.QtWidgets import QHeaderView
+from PySide6.QtWidgets import QLabel
+from PySide6.QtWidgets import QPushButton
+from PySide6.QtWidgets import QSplitter
+from PySide6.QtWidgets import QTableView
+from PySide6.QtWidgets import QVBoxLayout
+
+from kbert_gui.evaluation.confusion_matrix_model import ConfusionMatrixModel
+from kbert_gui.evaluation.entity_type_scores_model import EntityTypeScoresModel
+from kbert_gui.evaluation.prediction_filter_bar import PredictionFilterBar
+from kbert_gui.evaluation.prediction_filter_model import PredictionFilterModel
+from kbert_gui.evaluation.prediction_table_model import PredictionTableModel
+from kbert_gui.widgets import style
+
+EXPORT_FILTER = "CSV files (*.csv);;JSON Lines files (*.jsonl)"
+# Columns that get the room left: the example's own text.
+TEXT_COLUMNS = ("text", "pair", "question", "context")
+
+
+class EvaluationBrowser(QDialog):
+    """Every example of an evaluation, its gold answer beside the model's prediction.
+
+    Above, the scores; then the filters (`filter_bar`: errors only, gold and predicted
+    class, a confidence range) over the sortable table of rows (`table`: long texts
+    elided, in full on hover; wrong rows in red). Beside it, for classifiers the
+    confusion matrix (`matrix`: a click on a cell lists that gold/predicted pair), for
+    taggers the scores per entity type (`entity_types`); QA rows carry each question's
+    exact match and F1. Export… writes the rows in view as CSV or JSON Lines, as
+    `kbert evaluate --predictions` does.
+
+    Args:
+        predictions: kbert's `EvaluationPredictions`.
+        title: what was evaluated, for the window title ("dev.csv — model").
+        file_dialogs: the app's `FileDialogs`, for Export….
+        parent: the parent widget (the window stays open on its own).
+    """
+
+    def __init__(self, predictions, title, file_dialogs, parent=None):
+        super().__init__(parent)
+        self.predictions = predictions
+        self._file_dialogs = file_dialogs
+        self.setWindowTitle(f"Evaluation: {title}")
+        self.setWindowFlag(Qt.WindowType.WindowMaximizeButtonHint, True)
+        self.resize(1100, 640)
+        self.rows_model = PredictionTableModel(self)
+        self.filter_model = PredictionFilterModel(self)
+        self.filter_model.setSourceModel(self.rows_model)
+        self.matrix_model = ConfusionMatrixModel(self)
+        self.entity_types_model = EntityTypeScoresModel(self)
+        self.filter_bar = PredictionFilterBar(_classes(predictions), self)
+        self.filter_bar.changed.connect(self._filter)
+        self.summary = QLabel(summary_text(predictions))
+        self.summary.setWordWrap(True)
+        self.count_label = QLabel()
+        self.count_label.setStyleSheet(style.HINT_STYLE)
+        self.export_message = QLabel()
+        self.export_message.setStyleSheet(style.HINT_STYLE)
+        self.export_button = QPushButton("Export…")
+        self.export_button.setToolTip("Save the rows in view as CSV or JSON Lines.")
+        self.export_button.clicked.connect(self.export)
+        close_button = QPushButton("Close")
+        close_button.clicked.connect(self.close)
+        self.table = self._build_table()
+        splitter = QSplitter(Qt.Orientation.Horizontal)
+        splitter.addWidget(self.table)
+        side = self._build_side()
+        if side is not None:
+            splitter.addWidget(side)
+            splitter.setStretchFactor(0, 3)
+            splitter.setStretchFactor(1, 1)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.count_label)
+        buttons.addWidget(self.export_message, 1)
+        buttons.addWidget(self.export_button)
+        buttons.addWidget(close_button)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.summary)
+        layout.addWidget(self.filter_bar)
+        layout.addWidget(splitter, 1)
+        layout.addLayout(buttons)
+        self.rows_model.set_predictions(predictions)
+        self._size_columns()
+        self._count()
+
+    def _build_table(self):
+        table = QTableView()
+        table.setObjectName("evaluationRows")
+        table.setModel(self.filter_model)
+        table.setWordWrap(False)
+        table.setTextElideMode(Qt.TextElideMode.ElideRight)
+        table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        table.verticalHeader().hide()
+        table.verticalHeader().setDefaultSectionSize(22)
+        # File order first; a click on a title sorts by it.
+        table.horizontalHeader().setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
+        table.setSortingEnabled(True)
+        return table
+
+    def _size_columns(self):
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        header.setStretchLastSection(False)
+        for column, key in enumerate(self.rows_model.keys):
+            if key in TEXT_COLUMNS:
+                header.setSectionResizeMode(column, QHeaderView.ResizeMode.Stretch)
+            else:
+                width = 48 if key in ("index", "line", "correct") else 110
+                header.resizeSection(column, width)
+
+    def _build_side(self):
+        predictions = self.predictions
+        if predictions.label_names is not None:
+            self.matrix_model.set_matrix(*predictions.confusion_matrix())
+            self.matrix = QTableView()
+            self.matrix.setObjectName("confusionMatrix")
+            self.matrix.setModel(self.matrix_model)
+            self.matrix.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+            self.matrix.clicked.connect(self.show_pair)
+            return _group("Confusion matrix (gold ↓, predicted →)", self.matrix)
+        if predictions.entity_types is not None:
+            self.entity_types_model.set_scores(predictions.entity_types)
+            self.entity_types = QTableView()
+            self.entity_types.setObjectName("entityTypeScores")
+            self.entity_types.setModel(self.entity_types_model)
+            self.entity_types.verticalHeader().hide()
+            self.entity_types.horizontalHeader().setSectionResizeMode(
+                QHeaderView.ResizeMode.ResizeToContents
+            )
+            return _group("Scores per entity type", self.entity_types)
+        return None
+
+    def show_pair(self, index):
+        """Lists the examples of the confusion-matrix cell `index` (a gold/predicted pair)."""
+        self.filter_bar.set_pair(*self.matrix_model.pair(index))
+
+    def _filter(self, filters):
+        self.filter_model.set_filters(**filters)
+        self._count()
+
+    def _count(self):
+        shown, total = self.filter_model.rowCount(), self.rows_model.rowCount()
+        self.count_label.setText(f"{shown} of {total} examples shown")
+
+    def shown_predictions(self):
+        """The `EvaluationPredictions` of the rows in view, in the view's order."""
+        return dataclasses.replace(self.predictions, rows=tuple(self.filter_model.shown_rows()))
+
+    def export(self):
+        """Asks for a file name and writes the rows in view there."""
+        chosen = self._file_dialogs.save_file(
+            self, "Export predictions", EXPORT_FILTER, "exports", "predictions.csv"
+        )
+        if chosen:
+            self.export_to(chosen)
+
+    def export_to(self, path):
+        """Writes the rows in view to `path` (".csv" when the name has no extension)."""
+        path = pathlib.Path(path)
+        if not path.suffix:
+            path = path.with_suffix(".csv")
+        try:
+            self.shown_predictions().write(path)
+        except (ValueError, OSError) as error:
+            self.export_message.setText(f"Not saved: {error}")
+            self.export_message.setStyleSheet(style.ERROR_TEXT_STYLE)
+            return None
+        self.export_message.setText(f"Saved {path.name}.")
+        self.export_message.setStyleSheet(style.HINT_STYLE)
+        return path
+
+
+def summary_text(predictions):
+    """"classification, 872 examples: accuracy 0.912 · macro f1 0.911 · …"."""
+    scores = " · ".join(
+        f"{name.replace('_', ' ')} {value:.3f}" for name, value in predictions.scores.items()
+    )
+    return f"{predictions.task}, {len(predictions.rows)} examples: {scores}"
+
+
+def _classes(predictions):
+    """The values the gold/predicted filters offer: a classifier's labels, the ending indices."""
+    if predictions.label_names is not None:
+        return list(predictions.label_names)
+    if predictions.task == "multiple-choice":
+        rows = predictions.rows
+        return sorted({row["gold"] for row in rows} | {row["predicted"] for row in rows})
+    return []
+
+
+def _group(title, widget):
+    group = QGroupBox(title)
+    layout = QVBoxLayout(group)
+    layout.addWidget(widget)
+    return group
