@@ -151,6 +151,10 @@ def test_a_pair_shows_how_each_segment_attends_to_the_other(qtbot, tab):
     assert view.query_tokens == ("[CLS]", "the", "cat", "sat", ".", "[SEP]")
     assert view.key_tokens == ("the", "dog", "ran", ".", "[SEP]")
     _assert_grid(view, full[:, :, :A_LENGTH, A_LENGTH:])
+    assert view.legend()[:2] == (
+        "rows (attending): [CLS] the cat sat . [SEP]",
+        "columns (attended to): the dog ran . [SEP]",
+    )
     view.grab()
     panel.segment_combo.setCurrentIndex(panel.segment_combo.findText("B → A"))
     assert view.query_tokens == ("the", "dog", "ran", ".", "[SEP]")
