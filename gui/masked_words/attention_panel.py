@@ -127,7 +127,10 @@ class AttentionPanel(QWidget):
             "For two sentences separated by [SEP]: how the tokens of A (before [SEP]) "
             "attend to those of B, or B's to A's, in every layer and head."
         )
-        self.segment_combo.setEnabled(False)
+        self.segment_label = QLabel("Segments")
+        # The model view's choice, shown in place of the layer and head boxes there.
+        self.segment_label.hide()
+        self.segment_combo.hide()
         self.layer_combo.currentIndexChanged.connect(self._redraw)
         self.head_combo.currentIndexChanged.connect(self._redraw)
         self.segment_combo.currentIndexChanged.connect(self._redraw)
@@ -136,20 +139,18 @@ class AttentionPanel(QWidget):
         self.busy_label.setStyleSheet(style.BUSY_STYLE)
         self.busy_label.hide()
 
+        self.layer_label, self.head_label = QLabel("Layer"), QLabel("Head")
         controls = QHBoxLayout()
         controls.setSpacing(8)
-        controls.addWidget(QLabel("Layer"))
-        controls.addWidget(self.layer_combo)
-        controls.addSpacing(12)
-        controls.addWidget(QLabel("Head"))
-        controls.addWidget(self.head_combo)
-        controls.addSpacing(12)
-        controls.addWidget(QLabel("View"))
-        controls.addWidget(self.view_combo)
-        controls.addSpacing(12)
-        controls.addWidget(QLabel("Segments"))
-        controls.addWidget(self.segment_combo)
-        controls.addSpacing(12)
+        for label, combo in (
+            (self.layer_label, self.layer_combo),
+            (self.head_label, self.head_combo),
+            (QLabel("View"), self.view_combo),
+            (self.segment_label, self.segment_combo),
+        ):
+            controls.addWidget(label)
+            controls.addWidget(combo)
+            controls.addSpacing(12)
         controls.addWidget(self.busy_label)
         controls.addStretch(1)
         return controls
@@ -266,10 +267,14 @@ class AttentionPanel(QWidget):
     @Slot(int)
     def _show_view(self, view):
         self.views.setCurrentIndex(view)
-        # The grids show every head (and layer): those boxes have nothing to choose there.
-        self.head_combo.setEnabled(view not in (ALL_HEADS, MODEL_VIEW))
-        self.layer_combo.setEnabled(view != MODEL_VIEW)
-        self.segment_combo.setEnabled(view == MODEL_VIEW)
+        # The grid shows every head: the head box has nothing to choose there. The model
+        # view shows every layer and head: its segment choice takes their place.
+        self.head_combo.setEnabled(view != ALL_HEADS)
+        model_view = view == MODEL_VIEW
+        for widget in (self.layer_label, self.layer_combo, self.head_label, self.head_combo):
+            widget.setVisible(not model_view)
+        self.segment_label.setVisible(model_view)
+        self.segment_combo.setVisible(model_view)
         self._redraw()
 
     @Slot(bool)

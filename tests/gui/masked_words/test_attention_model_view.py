@@ -19,6 +19,9 @@ from kbert_gui.masked_words.attention_panel import NO_PAIR_HINT
 from kbert_gui.masked_words.masked_words_tab import MaskedWordsTab
 from kbert_gui.services.app_context import AppContext
 from kbert_gui.services.model_store import ModelStore
+from kbert_gui.tab_key import TabKey
+from gui_helpers import layout_problems
+from gui_helpers import open_window_at_minimum_size
 from gui_helpers import stop_context
 from masked_words_helpers import save_masked_lm_preset
 
@@ -99,8 +102,9 @@ def test_the_model_view_shows_every_layer_and_head(qtbot, tab):
     panel.set_view(MODEL_VIEW)
     view = panel.model_view
     assert panel.views.currentIndex() == MODEL_VIEW
-    assert not panel.layer_combo.isEnabled() and not panel.head_combo.isEnabled()
-    assert panel.segment_combo.isEnabled()
+    # Every layer and head on show: the segment choice in place of the layer and head boxes.
+    assert not panel.layer_combo.isVisible() and not panel.head_combo.isVisible()
+    assert panel.segment_combo.isVisible()
     expected = _model_weights(tab, text)
     assert expected.shape == (LAYERS, HEADS, 9, 9)
     _assert_grid(view, expected)
@@ -131,7 +135,8 @@ def test_clicking_a_thumbnail_opens_that_layer_and_head(qtbot, tab):
         )
     assert chosen.args == [1, 0]
     assert panel.views.currentIndex() == HEAT_MAP and panel.selection() == (1, 0)
-    assert panel.layer_combo.isEnabled() and panel.head_combo.isEnabled()
+    assert panel.layer_combo.isVisible() and panel.head_combo.isEnabled()
+    assert not panel.segment_combo.isVisible()
     np.testing.assert_allclose(panel.heat_map.weights, _model_weights(tab, text)[1, 0], atol=1e-5)
 
 
@@ -181,3 +186,17 @@ def test_one_sentence_has_no_segments_to_compare(qtbot, tab):
     # Back to every token: the grid again.
     panel.segment_combo.setCurrentIndex(panel.segment_combo.findText("all tokens"))
     _assert_grid(view, _model_weights(tab, "the cat sat ."))
+
+
+def test_every_attention_view_fits_the_window_at_its_minimum_size(qtbot, tmp_path):
+    window = open_window_at_minimum_size(qtbot, tmp_path)
+    masked_words = window.tab(TabKey.MASKED_WORDS)
+    panel = masked_words.attention_panel
+    masked_words.output_tabs.setCurrentWidget(panel)
+    # The views with the demo model's map of the example text in them.
+    qtbot.waitUntil(lambda: panel.attention is not None, timeout=ATTENTION_TIMEOUT_MS)
+    for view in range(panel.view_combo.count()):
+        panel.set_view(view)
+        qtbot.wait(10)
+        assert layout_problems(window) == [], panel.view_combo.itemText(view)
+    stop_context(window.context, timeout_ms=ATTENTION_TIMEOUT_MS)
