@@ -127,10 +127,6 @@ class AttentionPanel(QWidget):
             "For two sentences separated by [SEP]: how the tokens of A (before [SEP]) "
             "attend to those of B, or B's to A's, in every layer and head."
         )
-        self.segment_label = QLabel("Segments")
-        # The model view's choice, shown in place of the layer and head boxes there.
-        self.segment_label.hide()
-        self.segment_combo.hide()
         self.layer_combo.currentIndexChanged.connect(self._redraw)
         self.head_combo.currentIndexChanged.connect(self._redraw)
         self.segment_combo.currentIndexChanged.connect(self._redraw)
@@ -139,18 +135,22 @@ class AttentionPanel(QWidget):
         self.busy_label.setStyleSheet(style.BUSY_STYLE)
         self.busy_label.hide()
 
-        self.layer_label, self.head_label = QLabel("Layer"), QLabel("Head")
         controls = QHBoxLayout()
         controls.setSpacing(8)
-        for label, combo in (
-            (self.layer_label, self.layer_combo),
-            (self.head_label, self.head_combo),
-            (QLabel("View"), self.view_combo),
-            (self.segment_label, self.segment_combo),
-        ):
-            controls.addWidget(label)
-            controls.addWidget(combo)
-            controls.addSpacing(12)
+        # A label and its box in one widget, so that a hidden pair leaves no gap.
+        self.layer_group, self.head_group, view_group, self.segment_group = (
+            _labelled(text, combo)
+            for text, combo in (
+                ("Layer", self.layer_combo),
+                ("Head", self.head_combo),
+                ("View", self.view_combo),
+                ("Segments", self.segment_combo),
+            )
+        )
+        for group in (self.layer_group, self.head_group, view_group, self.segment_group):
+            controls.addWidget(group)
+        # The model view's choice, shown in place of the layer and head boxes there.
+        self.segment_group.hide()
         controls.addWidget(self.busy_label)
         controls.addStretch(1)
         return controls
@@ -271,10 +271,9 @@ class AttentionPanel(QWidget):
         # view shows every layer and head: its segment choice takes their place.
         self.head_combo.setEnabled(view != ALL_HEADS)
         model_view = view == MODEL_VIEW
-        for widget in (self.layer_label, self.layer_combo, self.head_label, self.head_combo):
-            widget.setVisible(not model_view)
-        self.segment_label.setVisible(model_view)
-        self.segment_combo.setVisible(model_view)
+        self.layer_group.setVisible(not model_view)
+        self.head_group.setVisible(not model_view)
+        self.segment_group.setVisible(model_view)
         self._redraw()
 
     @Slot(bool)
@@ -317,6 +316,17 @@ def _compute_attention(models, source, text):
     else:
         attention = attention_map(model, None, text)
     return _AttentionReport(attention, num_tokens, sequence_limit(model, tokenizer))
+
+
+def _labelled(text, combo):
+    """`text` and `combo` side by side in a widget, with a gap after them."""
+    group = QWidget()
+    layout = QHBoxLayout(group)
+    layout.setContentsMargins(0, 0, 12, 0)
+    layout.setSpacing(8)
+    layout.addWidget(QLabel(text))
+    layout.addWidget(combo)
+    return group
 
 
 def _fill_combo(combo, noun, count, average_label, default_row):
