@@ -6,7 +6,8 @@ Run it under a virtual X display so the pictures are what a desktop shows:
 
 (`QT_QPA_PLATFORM=offscreen` also works, with the offscreen platform's fonts.) The
 app does real work for each picture: "Masked words" predicts the masks of its example,
-the attention views show every head of a layer and the head view's lines, the QA tab
+the attention views show every head of a layer, the head view's lines and every layer
+and head (for a sentence pair, how the first sentence attends to the second), the QA tab
 answers a question about a passage of Pride and Prejudice, the fine-tuning tab
 fine-tunes the demo model for a few epochs on a tiny labelled file, and "Classify &
 tag" then classifies a new sentence with the model just trained (before that, "Browse
@@ -24,6 +25,8 @@ import time
 
 REPOSITORY = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPOSITORY))
+
+PAIR_TEXT = "The cat sat on the mat. [SEP] It was warm in the sun."
 
 PASSAGE = (
     "Mr. Bennet was so odd a mixture of quick parts, sarcastic humour, reserve, and "
@@ -148,6 +151,7 @@ def main(argv=None):
         window.show_tab(TabKey.FINE_TUNING)
     else:
         _masked_words_and_qa(app, window, save)
+        _attention_model_view(app, window, save)
     if not os.environ.get("ONLY_MULTIPLE_CHOICE"):
         _fine_tuning(app, window, save)
         window.context.models.set_source(args.model)
@@ -186,6 +190,34 @@ def _masked_words_and_qa(app, window, save):
     qa.answer_now()
     wait_until(app, lambda: qa.answers_view.model().rowCount() > 0, 120, "answers")
     save("question-answering")
+
+
+def _attention_model_view(app, window, save):
+    """Every layer and head of the demo model for a sentence pair, the first sentence's
+    tokens attending to the second's."""
+    from kbert_gui.masked_words.attention_panel import HEAT_MAP
+    from kbert_gui.masked_words.attention_panel import MODEL_VIEW
+    from kbert_gui.tab_key import TabKey
+
+    window.show_tab(TabKey.MASKED_WORDS)
+    masked_words = window.tab(TabKey.MASKED_WORDS)
+    attention = masked_words.attention_panel
+    text = masked_words.text
+    masked_words.output_tabs.setCurrentWidget(attention)
+    masked_words.editor.setPlainText(PAIR_TEXT)
+    wait_until(
+        app,
+        lambda: attention.attention is not None and attention.attention.has_pair,
+        120,
+        "the attention of a sentence pair",
+    )
+    attention.set_view(MODEL_VIEW)
+    attention.segment_combo.setCurrentIndex(attention.segment_combo.findText("A → B"))
+    save("attention-model-view")
+    attention.segment_combo.setCurrentIndex(0)
+    attention.set_view(HEAT_MAP)
+    masked_words.editor.setPlainText(text)
+    masked_words.output_tabs.setCurrentIndex(0)
 
 
 def _fine_tuning(app, window, save):

@@ -28,7 +28,7 @@ from model_helpers import TINY
 
 REFUSAL = (
     r"^Cannot resume from the training checkpoint '[^']*training_checkpoint\.h5': [^\n]*; "
-    r"delete it to start the run again, or start without resuming [^\n]*\.$"
+    r"delete it to start the run again, or start a new run in an empty folder\.$"
 )
 HDF5_INTERNALS = ("sblock", "eof =", "H5F", "Unable to synchronously")
 

@@ -1,4 +1,4 @@
-"""`attention_map`: every layer's and head's weights over the real tokens of one text."""
+"""`attention_map`: every layer's and head's weights over the real tokens of one text or pair."""
 
 import numpy as np
 import pytest
@@ -7,6 +7,8 @@ from inference_helpers import make_tokenizer
 from inference_helpers import shared_backbone
 from kbert.inference import AttentionMap
 from kbert.inference import attention_map
+from kbert.inference.attention_map import SEGMENT_A
+from kbert.inference.attention_map import SEGMENT_B
 from kbert.models import BertMaskedLM
 
 
@@ -65,3 +67,35 @@ def test_a_long_text_is_truncated_to_the_model_limit(model):
 def test_bad_text_is_a_value_error(model):
     with pytest.raises(ValueError, match="`text` must be a string"):
         attention_map(model, None, ["a list"])
+
+
+def test_a_pair_is_packed_in_two_segments_and_its_blocks_are_slices(model):
+    result = attention_map(model, None, "the cat sat .", pair="the dog ran .")
+    assert result.tokens == (
+        "[CLS]", "the", "cat", "sat", ".", "[SEP]", "the", "dog", "ran", ".", "[SEP]",
+    )
+    assert result.segment_ids == (0,) * 6 + (1,) * 5 and result.has_pair
+    assert result.pair == "the dog ran ." and result.offsets[7] == (4, 7)
+    inputs = model.tokenizer(["the cat sat ."], ["the dog ran ."])
+    inputs["padding_mask"] = inputs["padding_mask"].astype("int32")
+    unpadded = model.backbone.with_attention_weights().predict_on_batch(inputs)
+    np.testing.assert_allclose(result.weights, np.asarray(unpadded["attention_weights"])[0], atol=1e-5)
+
+    assert result.segment_tokens(SEGMENT_B) == ("the", "dog", "ran", ".", "[SEP]")
+    a_to_b = result.block(SEGMENT_A, SEGMENT_B, layer=1, head=2)
+    np.testing.assert_array_equal(a_to_b, result.weights[1, 2, :6, 6:])
+    b_to_a = result.block(SEGMENT_B, SEGMENT_A)
+    np.testing.assert_allclose(b_to_a, result.weights.mean(axis=(0, 1))[6:, :6], atol=1e-6)
+    # What A gives B and what A keeps for itself make up every row of A.
+    within_a = result.block(SEGMENT_A, SEGMENT_A, layer=1, head=2)
+    np.testing.assert_allclose(a_to_b.sum(axis=-1) + within_a.sum(axis=-1), 1.0, atol=1e-5)
+    with pytest.raises(ValueError, match="`segment` must be 0"):
+        result.block(SEGMENT_A, 2)
+
+
+def test_a_single_text_is_all_segment_a(model):
+    result = attention_map(model, None, "the cat sat .")
+    assert result.segment_ids == (0,) * 6 and not result.has_pair and result.pair is None
+    assert result.block(SEGMENT_B, SEGMENT_A).shape == (0, 6)
+    with pytest.raises(ValueError, match="`pair` must be None or a string"):
+        attention_map(model, None, "the cat", pair=["a list"])

@@ -11,17 +11,18 @@ HOT = QColor(style.ATTENTION)
 
 
 def weights_image(weights):
-    """An (L x L)-pixel `QImage` of (L, L) weights in [0, 1], on a square-root scale
-    (the many small weights of a row stay distinguishable).
+    """A (K x Q)-pixel `QImage` of (Q, K) weights in [0, 1] (Q queries, K keys; square
+    for a whole map), on a square-root scale (the many small weights of a row stay
+    distinguishable).
 
     Vectorised: an image of 128 tokens costs well under a millisecond, so views can
     make one per head on the UI thread.
     """
     weights = np.asarray(weights, dtype=np.float32)
-    count = len(weights)
-    strength = np.sqrt(np.clip(weights, 0.0, 1.0))[..., None]  # (L, L, 1)
+    rows, columns = weights.shape
+    strength = np.sqrt(np.clip(weights, 0.0, 1.0))[..., None]  # (Q, K, 1)
     hot = np.array([HOT.blue(), HOT.green(), HOT.red()], dtype=np.float32)  # BGRA in memory
-    channels = np.rint(255.0 + (hot - 255.0) * strength).astype(np.uint8)  # (L, L, 3)
-    pixels = np.concatenate([channels, np.full((count, count, 1), 255, np.uint8)], axis=-1)
+    channels = np.rint(255.0 + (hot - 255.0) * strength).astype(np.uint8)  # (Q, K, 3)
+    pixels = np.concatenate([channels, np.full((rows, columns, 1), 255, np.uint8)], axis=-1)
     data = np.ascontiguousarray(pixels).tobytes()
-    return QImage(data, count, count, 4 * count, QImage.Format.Format_RGB32).copy()
+    return QImage(data, columns, rows, 4 * columns, QImage.Format.Format_RGB32).copy()

@@ -1,4 +1,5 @@
-"""The "Masked words" attention views: a heat map, every head of a layer, the head view."""
+"""The "Masked words" attention views: a heat map, every head of a layer, the head view,
+every layer and head at once."""
 
 from dataclasses import dataclass
 
@@ -15,6 +16,7 @@ from PySide6.QtWidgets import QWidget
 from kbert_gui.masked_words.attention_head_grid import AttentionHeadGrid
 from kbert_gui.masked_words.attention_head_view import AttentionHeadView
 from kbert_gui.masked_words.attention_heat_map import AttentionHeatMap
+from kbert_gui.masked_words.attention_model_view import AttentionModelView
 from kbert_gui.widgets.error_banner import ErrorBanner
 from kbert_gui.masked_words.masked_words_format import display_name
 from kbert_gui.masked_words.masked_words_format import truncation_note
@@ -25,8 +27,13 @@ from kbert_gui.widgets import style
 AVERAGE_OF_LAYERS = "average of layers"
 AVERAGE_OF_HEADS = "average of heads"
 # The views, in the "View" box's order.
-HEAT_MAP, ALL_HEADS, HEAD_VIEW = range(3)
-VIEW_NAMES = ("Heat map", "All heads of the layer", "Head view (lines)")
+HEAT_MAP, ALL_HEADS, HEAD_VIEW, MODEL_VIEW = range(4)
+VIEW_NAMES = ("Heat map", "All heads of the layer", "Head view (lines)", "Every layer and head")
+# The model view's segment choices: None is every token; a pair of segment ids (those of
+# `AttentionMap`: 0 for A, the text before [SEP], 1 for B, the text after it) is how
+# the first segment's tokens attend to the second's.
+SEGMENT_CHOICES = (("all tokens", None), ("A → B", (0, 1)), ("B → A", (1, 0)))
+NO_PAIR_HINT = "Type [SEP] between two sentences to see how each attends to the other."
 
 
 @dataclass(frozen=True)
@@ -39,13 +46,20 @@ class _AttentionReport:
 
 
 class AttentionPanel(QWidget):
-    """Layer, head and view choices over three views of the current text's attention.
+    """Layer, head and view choices over four views of the current text's attention.
 
     "Heat map" is an `AttentionHeatMap` of one layer and head (or their averages);
     "All heads of the layer" an `AttentionHeadGrid` of thumbnails, one per head
     (click one to enlarge it in the heat map); "Head view" an `AttentionHeadView` of
-    token-to-token lines. Hovering any of them shows the weights. A text longer
-    than the model reads is cut at its limit, and a note says so.
+    token-to-token lines; "Every layer and head" an `AttentionModelView` of a
+    thumbnail per layer and head (click one to open it in the heat map). Hovering
+    any of them shows the weights. A text longer than the model reads is cut at its
+    limit, and a note says so.
+
+    A text with `[SEP]` in it is read as a pair of sentences, A before the first
+    `[SEP]` and B after it, packed as BERT reads pairs (`[CLS] A [SEP] B [SEP]`, B
+    in segment 1); the model view's "Segments" choice then shows how A's tokens
+    attend to B's, or B's to A's.
 
     The weights come from `kbert.inference.attention_map` on the current model,
     computed in a worker, and only while the panel is visible: `set_text` while it
@@ -102,10 +116,20 @@ class AttentionPanel(QWidget):
         self.view_combo.setToolTip(
             "Heat map: one head's weights, rows attending to columns. All heads: a "
             "thumbnail per head of the layer (click one to enlarge). Head view: lines "
-            "from each token to those it attends to; hover a token for its weights."
+            "from each token to those it attends to; hover a token for its weights. "
+            "Every layer and head: a thumbnail each (click one to open it)."
+        )
+        self.segment_combo = QComboBox()
+        self.segment_combo.setObjectName("segmentCombo")
+        for name, segments in SEGMENT_CHOICES:
+            self.segment_combo.addItem(name, segments)
+        self.segment_combo.setToolTip(
+            "For two sentences separated by [SEP]: how the tokens of A (before [SEP]) "
+            "attend to those of B, or B's to A's, in every layer and head."
         )
         self.layer_combo.currentIndexChanged.connect(self._redraw)
         self.head_combo.currentIndexChanged.connect(self._redraw)
+        self.segment_combo.currentIndexChanged.connect(self._redraw)
         self.view_combo.currentIndexChanged.connect(self._show_view)
         self.busy_label = QLabel("Computing attention…")
         self.busy_label.setStyleSheet(style.BUSY_STYLE)
@@ -113,15 +137,20 @@ class AttentionPanel(QWidget):
 
         controls = QHBoxLayout()
         controls.setSpacing(8)
-        controls.addWidget(QLabel("Layer"))
-        controls.addWidget(self.layer_combo)
-        controls.addSpacing(12)
-        controls.addWidget(QLabel("Head"))
-        controls.addWidget(self.head_combo)
-        controls.addSpacing(12)
-        controls.addWidget(QLabel("View"))
-        controls.addWidget(self.view_combo)
-        controls.addSpacing(12)
+        # A label and its box in one widget, so that a hidden pair leaves no gap.
+        self.layer_group, self.head_group, view_group, self.segment_group = (
+            _labelled(text, combo)
+            for text, combo in (
+                ("Layer", self.layer_combo),
+                ("Head", self.head_combo),
+                ("View", self.view_combo),
+                ("Segments", self.segment_combo),
+            )
+        )
+        for group in (self.layer_group, self.head_group, view_group, self.segment_group):
+            controls.addWidget(group)
+        # The model view's choice, shown in place of the layer and head boxes there.
+        self.segment_group.hide()
         controls.addWidget(self.busy_label)
         controls.addStretch(1)
         return controls
@@ -135,13 +164,15 @@ class AttentionPanel(QWidget):
         return self.note_label
 
     def _build_views(self):
-        """The three views, each in a scroll area, one shown at a time."""
+        """The four views, each in a scroll area, one shown at a time."""
         self.heat_map = AttentionHeatMap()
         self.head_grid = AttentionHeadGrid()
         self.head_grid.head_chosen.connect(self.enlarge_head)
         self.head_view = AttentionHeadView()
+        self.model_view = AttentionModelView()
+        self.model_view.head_chosen.connect(self.open_head)
         self.views = QStackedWidget()
-        for view in (self.heat_map, self.head_grid, self.head_view):
+        for view in (self.heat_map, self.head_grid, self.head_view, self.model_view):
             scroll_area = QScrollArea()
             scroll_area.setWidget(view)
             scroll_area.setWidgetResizable(False)
@@ -172,7 +203,7 @@ class AttentionPanel(QWidget):
         return f"{model} · {self.layer_combo.currentText()} · {self.head_combo.currentText()}"
 
     def set_view(self, view):
-        """Shows `HEAT_MAP`, `ALL_HEADS` or `HEAD_VIEW`."""
+        """Shows `HEAT_MAP`, `ALL_HEADS`, `HEAD_VIEW` or `MODEL_VIEW`."""
         self.view_combo.setCurrentIndex(view)
 
     @Slot(int)
@@ -180,6 +211,12 @@ class AttentionPanel(QWidget):
         """A thumbnail was clicked: that head of the layer in the heat map."""
         self.head_combo.setCurrentIndex(self.head_combo.findData(head))
         self.set_view(HEAT_MAP)
+
+    @Slot(int, int)
+    def open_head(self, layer, head):
+        """A thumbnail of the model view was clicked: that layer and head in the heat map."""
+        self.layer_combo.setCurrentIndex(self.layer_combo.findData(layer))
+        self.enlarge_head(head)
 
     def showEvent(self, event):
         super().showEvent(event)
@@ -224,13 +261,19 @@ class AttentionPanel(QWidget):
         self.heat_map.clear()
         self.head_grid.clear()
         self.head_view.clear()
+        self.model_view.clear()
         self.note_label.hide()
 
     @Slot(int)
     def _show_view(self, view):
         self.views.setCurrentIndex(view)
-        # The grid shows every head: the head box has nothing to choose there.
+        # The grid shows every head: the head box has nothing to choose there. The model
+        # view shows every layer and head: its segment choice takes their place.
         self.head_combo.setEnabled(view != ALL_HEADS)
+        model_view = view == MODEL_VIEW
+        self.layer_group.setVisible(not model_view)
+        self.head_group.setVisible(not model_view)
+        self.segment_group.setVisible(model_view)
         self._redraw()
 
     @Slot(bool)
@@ -249,6 +292,12 @@ class AttentionPanel(QWidget):
             self.heat_map.set_map(attention.tokens, attention.select(layer, head))
         elif view == ALL_HEADS:
             self.head_grid.set_layer(attention, layer)
+        elif view == MODEL_VIEW:
+            segments = self.segment_combo.currentData()
+            if segments is not None and not attention.has_pair:
+                self.model_view.show_hint(NO_PAIR_HINT)
+            else:
+                self.model_view.set_attention(attention, segments)
         else:
             self.head_view.set_map(attention.tokens, attention.select(layer, head))
 
@@ -258,10 +307,26 @@ def _compute_attention(models, source, text):
     from kbert.inference.model_io import sequence_limit
 
     model = models.model("BertMaskedLM", source)
-    num_tokens = len(model.tokenizer.tokenize(text)) + 2
-    return _AttentionReport(
-        attention_map(model, None, text), num_tokens, sequence_limit(model, model.tokenizer)
-    )
+    tokenizer = model.tokenizer
+    # [CLS] and the last [SEP] are added; a typed [SEP] is counted by `tokenize`.
+    num_tokens = len(tokenizer.tokenize(text)) + 2
+    first, separator, second = text.partition(tokenizer.sep_token)
+    if separator and second.strip():
+        attention = attention_map(model, None, first, pair=second)
+    else:
+        attention = attention_map(model, None, text)
+    return _AttentionReport(attention, num_tokens, sequence_limit(model, tokenizer))
+
+
+def _labelled(text, combo):
+    """`text` and `combo` side by side in a widget, with a gap after them."""
+    group = QWidget()
+    layout = QHBoxLayout(group)
+    layout.setContentsMargins(0, 0, 12, 0)
+    layout.setSpacing(8)
+    layout.addWidget(QLabel(text))
+    layout.addWidget(combo)
+    return group
 
 
 def _fill_combo(combo, noun, count, average_label, default_row):

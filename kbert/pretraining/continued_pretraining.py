@@ -12,6 +12,7 @@ from kbert.pretraining.pretraining_loop import PretrainingLoop
 from kbert.pretraining.pretraining_result import CANCELLED
 from kbert.pretraining.pretraining_result import PretrainingResult
 from kbert.pretraining.shard_reader import ShardReader
+from kbert.training.run_state import check_new_run_folder
 
 logger = logging.getLogger("kbert.pretraining")
 
@@ -94,11 +95,8 @@ class ContinuedPretraining:
         from kbert.presets import resolve_preset
         from kbert.tokenizer import BertTokenizer
 
-        if not resume and self.output_dir.exists() and any(self.output_dir.iterdir()):
-            raise ValueError(
-                f"The output folder {str(self.output_dir)!r} is not empty. Resume the run it "
-                "holds (resume=True, `--resume`) or choose an empty folder."
-            )
+        if not resume:
+            check_new_run_folder(self.output_dir)
         preset = resolve_preset(self.source)
         tokenizer = BertTokenizer.from_preset(preset)
         sequence_length = self._sequence_length(preset, tokenizer)

@@ -40,12 +40,23 @@ def start_state(checkpoint, output_dir, identity, fresh, resume):
         return state
     if resume:
         logger.info("No training checkpoint in %s: starting a new run.", output_dir)
-    elif output_dir.exists() and any(output_dir.iterdir()):
-        raise ValueError(
-            f"The output folder {str(output_dir)!r} is not empty. Resume the run it holds "
-            "(resume=True, `--resume`) or choose an empty folder."
-        )
+    else:
+        check_new_run_folder(output_dir)
     return dict(identity, **fresh)
+
+
+def check_new_run_folder(output_dir):
+    """Raises a `ValueError` when `output_dir` (a `pathlib.Path`) holds anything: a new
+    run starts in an empty or a missing folder.
+
+    The message is in plain words, for the app as much as for the command line (whose
+    flag for resuming is its own business).
+    """
+    if output_dir.exists() and any(output_dir.iterdir()):
+        raise ValueError(
+            f"The output folder {str(output_dir)!r} is not empty: resume the run it holds, "
+            "or choose an empty folder."
+        )
 
 
 def describe_differences(saved, current):

@@ -23,10 +23,8 @@ _STATE_KEY = "state_json"
 # included), computed from the arrays as written and checked on every read: flipped
 # bits anywhere in the data are refused instead of resumed into a broken model.
 _DIGEST_KEY = "content_sha256"
-_REMEDY = (
-    "delete it to start the run again, or start without resuming (no `--resume`, "
-    "resume=False) in an empty folder"
-)
+# Plain words: the app shows this sentence as it is.
+_REMEDY = "delete it to start the run again, or start a new run in an empty folder"
 
 
 class TrainingCheckpoint:

@@ -24,6 +24,21 @@ def make_context(tmp_path, source="demo"):
     return AppContext(models)
 
 
+def open_window_at_minimum_size(qtbot, tmp_path):
+    """The app's window on the demo model (context from `make_context`), shown and
+    shrunk to its minimum size; qtbot closes it at the end of the test."""
+    from kbert_gui.app import create_window
+    from kbert_gui.window.main_window import MINIMUM_SIZE
+
+    window = create_window(context=make_context(tmp_path))
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitExposed(window)
+    window.resize(320, 240)
+    qtbot.waitUntil(lambda: window.size().toTuple() == MINIMUM_SIZE)
+    return window
+
+
 def make_hugging_face_folder(folder):
     """A tiny random Hugging Face BERT checkpoint (masked LM) with a vocabulary, in `folder`.
 

@@ -10,12 +10,12 @@ import pytest
 from fine_tuning_helpers import SMALL_MODEL
 from gui_helpers import layout_problems
 from gui_helpers import make_context
+from gui_helpers import open_window_at_minimum_size
 from gui_helpers import stop_context
 
 from kbert_gui.app import create_window
 from kbert_gui.tab_key import TabKey
 from kbert_gui.window.main_window import DEFAULT_SIZE
-from kbert_gui.window.main_window import MINIMUM_SIZE
 
 REPOSITORY = pathlib.Path(__file__).resolve().parents[2]
 
@@ -80,12 +80,7 @@ def test_every_tab_fits_a_window_800_pixels_wide(qtbot, tmp_path):
 
 
 def test_at_its_minimum_size_no_widget_of_any_tab_overlaps_another(qtbot, tmp_path):
-    window = create_window(context=make_context(tmp_path))
-    qtbot.addWidget(window)
-    window.show()
-    qtbot.waitExposed(window)
-    window.resize(320, 240)
-    qtbot.waitUntil(lambda: window.size().toTuple() == MINIMUM_SIZE)
+    window = open_window_at_minimum_size(qtbot, tmp_path)
     # The model bar while a model loads: the busy indicator beside the name, not over it.
     window.loading_indicator.show()
     fine_tuning = window.tab(TabKey.FINE_TUNING)

@@ -28,6 +28,7 @@ from kbert_gui.services.app_context import AppContext
 from kbert_gui.masked_words.attention_panel import ALL_HEADS
 from kbert_gui.masked_words.attention_panel import HEAD_VIEW
 from kbert_gui.masked_words.attention_panel import HEAT_MAP
+from kbert_gui.masked_words.attention_panel import MODEL_VIEW
 from kbert_gui.masked_words.masked_words_tab import MaskedWordsTab
 from kbert_gui.masked_words.fill_mask_outcome import FillMaskOutcome
 from kbert_gui.masked_words.mask_prediction_model import DIFFERENT_BACKGROUND
@@ -47,6 +48,7 @@ from kbert.inference import attention_map
 from kbert.inference import score_words
 from fine_tuning_data import TINY_MODEL
 from fine_tuning_data import VOCABULARY
+from masked_words_helpers import save_masked_lm_preset
 
 # First predictions load and compile the model (seconds, more under TensorFlow).
 PREDICTION_TIMEOUT_MS = 90000
@@ -75,25 +77,16 @@ def presets(tmp_path_factory):
 @pytest.fixture(scope="module")
 def wide_preset(tmp_path_factory):
     """A masked-LM preset of 12 heads that reads 160 tokens (for a 128-token text)."""
-    from kbert.models import BertBackbone
-    from kbert.models import BertMaskedLM
-    from kbert.tokenizer import BertTokenizer
-
-    keras.utils.set_random_seed(20241)
     folder = tmp_path_factory.mktemp("wide_preset") / "wide"
-    tokenizer = BertTokenizer(list(VOCABULARY), lowercase=True, max_length=160)
-    backbone = BertBackbone(
-        **dict(
-            TINY_MODEL,
-            vocabulary_size=len(VOCABULARY),
-            hidden_size=48,
-            num_heads=12,
-            intermediate_size=64,
-            max_positions=160,
-        )
+    return save_masked_lm_preset(
+        folder,
+        20241,
+        max_length=160,
+        hidden_size=48,
+        num_heads=12,
+        intermediate_size=64,
+        max_positions=160,
     )
-    BertMaskedLM(backbone).save_to_preset(folder, tokenizer=tokenizer)
-    return str(folder)
 
 
 @pytest.fixture(scope="module")
@@ -538,7 +531,12 @@ def test_the_views_of_a_128_token_text_keep_the_window_responsive(qtbot, tmp_pat
         assert len(report.attention.tokens) == 128 and report.attention.num_heads == 12
         heartbeat = Heartbeat()
         heartbeat.start()
-        for view, widget in ((ALL_HEADS, panel.head_grid), (HEAD_VIEW, panel.head_view)):
+        views = (
+            (ALL_HEADS, panel.head_grid),
+            (HEAD_VIEW, panel.head_view),
+            (MODEL_VIEW, panel.model_view),
+        )
+        for view, widget in views:
             panel.set_view(view)
             for layer in range(panel.layer_combo.count()):
                 panel.layer_combo.setCurrentIndex(layer)
