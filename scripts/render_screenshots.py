@@ -251,7 +251,7 @@ def _fine_tuning(app, window, save):
 
 
 def _evaluation_browser(app, tuning, output):
-    """"Browse predictions" on the run just finished: its evaluation rows and confusion
+    """"Predictions…" on the run just finished: its evaluation rows and confusion
     matrix, the first cell off the diagonal that holds examples clicked (if any)."""
     browsers = []
     tuning.evaluation.browser_opened.connect(browsers.append)

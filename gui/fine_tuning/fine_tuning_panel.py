@@ -335,7 +335,7 @@ class FineTuningPanel(QWidget):
         self.set_open_target(TabKey.CLASSIFY)
         open_row = QHBoxLayout()
         open_row.addWidget(self.open_model_button)
-        self.browse_predictions_button = QPushButton("Browse predictions")
+        self.browse_predictions_button = QPushButton("Predictions…")
         self.browse_predictions_button.setObjectName("browsePredictions")
         self.browse_predictions_button.setToolTip(
             "Every example of the evaluation file beside the saved model's prediction."

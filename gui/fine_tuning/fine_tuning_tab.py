@@ -19,7 +19,7 @@ class FineTuningTab(FineTuningPanel):
     (progress with ETA, live loss and metric curves, the probe and its prediction at
     every epoch, the evaluation table, the saved preset with one click to open it in
     the tab that uses it: "Open in Classify & tag", "Open in Question answering" or
-    "Open in Masked words"; "Browse predictions" shows every example of the evaluation
+    "Open in Masked words"; "Predictions…" shows every example of the evaluation
     file beside the saved model's prediction), and the log.
 
     The run is a `FineTuningJob` on the context's training pool. Cancel stops it after

@@ -258,7 +258,7 @@ def test_a_fine_tuning_run_completes_from_the_gui(tab, qtbot, tmp_path, data):
         qtbot.mouseClick(tab.open_model_button, Qt.MouseButton.LeftButton)
     assert requested.args == [TabKey.CLASSIFY]
     assert tab.context.models.source == str(preset)
-    # "Browse predictions": the evaluation file's rows, scored as the best epoch was.
+    # "Predictions…": the evaluation file's rows, scored as the best epoch was.
     opened = []
     tab.evaluation.browser_opened.connect(opened.append)
     assert tab.browse_predictions_button.isEnabled()
