@@ -7,7 +7,8 @@ task models carry them as methods made from these functions (`BertMaskedLM.fill_
 `BertQuestionAnswerer.answer`, `BertClassifier.classify`, `BertTokenClassifier.tag`,
 `BertMultipleChoice.choose`, and `embed` on every task; `kbert.models.inference_method`), with the same arguments
 and defaults. `embed` takes a backbone or any task model and returns hidden-state
-features. A batch size left out is `kbert.preprocessing.DEFAULT_BATCH_SIZE`.
+features; `saliency` scores each word-piece of a text for a classifier's label or a
+tagger's entity (occlusion, gradient x input, integrated gradients). A batch size left out is `kbert.preprocessing.DEFAULT_BATCH_SIZE`.
 
 Texts are sorted by token length and batched; each batch is padded to its own
 length bucket (`INFERENCE_LENGTH_BUCKETS`: padding within `inference_padding_bound`)
@@ -33,8 +34,10 @@ from kbert.inference.results import MaskPrediction
 from kbert.inference.results import MaskWordScores
 from kbert.inference.results import TokenEmbeddings
 from kbert.inference.results import WordScore
+from kbert.inference.saliency import saliency
 from kbert.inference.span_probabilities import SpanProbabilities
 from kbert.inference.span_probabilities import span_probabilities
+from kbert.inference.token_saliency import TokenSaliency
 from kbert.inference.token_tagging import tag
 from kbert.inference.word_scores import score_words
 from kbert.preprocessing.length_buckets import DEFAULT_LENGTH_BUCKETS
@@ -58,6 +61,7 @@ __all__ = [
     "MaskWordScores",
     "SpanProbabilities",
     "TokenEmbeddings",
+    "TokenSaliency",
     "WordScore",
     "answer",
     "attention_map",
@@ -68,6 +72,7 @@ __all__ = [
     "fill_mask",
     "length_buckets",
     "pad_to_bucket",
+    "saliency",
     "score_words",
     "span_probabilities",
     "tag",
