@@ -119,7 +119,8 @@ def test_occlusion_on_a_tagger_entity(tagger, tokenizer):
     tags = probabilities[0, first_pieces].argmax(axis=-1)
     values = probabilities[:, first_pieces, tags].mean(axis=1)
     np.testing.assert_allclose(result.scores, values[0] - values[1:], atol=1e-5)
-    assert inference.saliency(tagger, None, TEXT).target_span == (entities[0].start, entities[0].end)
+    first = entities[0]
+    assert inference.saliency(tagger, None, TEXT).target_span == (first.start, first.end)
 
 
 def _view_probability(model, vectors, target_index):
@@ -184,6 +185,8 @@ def test_export_records(classifier):
     assert data["method"] == "occlusion" and data["target"] == result.target
     assert [row["token"] for row in data["tokens"]] == list(result.tokens)
     assert [row["score"] for row in data["tokens"]] == pytest.approx(result.scores.tolist())
+    # The task models carry it as a method.
+    np.testing.assert_array_equal(classifier.saliency("the cat sat").scores, result.scores)
 
 
 def test_saliency_bad_input(classifier, tagger, backbone, tokenizer):

@@ -18,6 +18,9 @@ from kbert_gui.services.latest_request_runner import LatestRequestRunner
 from kbert_gui.widgets.probability_text import probability_text
 
 EXPORT_FILTER = "CSV files (*.csv);;JSON files (*.json)"
+READY_HINT = (
+    "Pick what to explain and a method, then “Why?”: every word-piece of the text gets a score."
+)
 NO_TARGET_HINT = {
     CLASSIFIER_CLASS: "Type a text (without a second text) to explain its labels.",
     TAGGER_CLASS: "Type a text with entities to explain one of them.",
@@ -86,8 +89,9 @@ class SaliencyController(QObject):
         self.panel.why_button.setEnabled(available)
         if self.outcome is not None and (outcome is None or self.outcome.text != outcome.text):
             self._clear()
-        if not available and self.outcome is None:
-            self.panel.caption_label.setText(NO_TARGET_HINT.get(class_name, ""))
+        if self.outcome is None:
+            hint = READY_HINT if available else NO_TARGET_HINT.get(class_name, "")
+            self.panel.caption_label.setText(hint)
 
     def select_entity(self, span):
         """Makes the tagger's entity `span` the target."""
@@ -132,7 +136,7 @@ class SaliencyController(QObject):
     def _clear(self):
         self.runner.cancel()
         self.outcome = None
-        self.panel.caption_label.setText("")
+        self.panel.caption_label.setText(READY_HINT if self.panel.why_button.isEnabled() else "")
         self.panel.text_view.clear_saliency()
         self.panel.export_button.setEnabled(False)
 

@@ -24,7 +24,7 @@ METHOD_HINTS = {
 }
 SALIENCY_COLUMNS = ("token", "start", "end", "score")
 # The strongest score tints its piece this far from white towards its colour.
-STRONGEST_TINT = 0.8
+STRONGEST_TINT = 0.55
 
 
 def target_words(saliency):

@@ -5,10 +5,12 @@ with `predict_on_batch` and a `bert_config`, so this package does not import
 `kbert.models`), its tokenizer (None: `model.tokenizer`), then what to run on. The
 task models carry them as methods made from these functions (`BertMaskedLM.fill_mask`,
 `BertQuestionAnswerer.answer`, `BertClassifier.classify`, `BertTokenClassifier.tag`,
-`BertMultipleChoice.choose`, and `embed` on every task; `kbert.models.inference_method`), with the same arguments
-and defaults. `embed` takes a backbone or any task model and returns hidden-state
-features; `saliency` scores each word-piece of a text for a classifier's label or a
-tagger's entity (occlusion, gradient x input, integrated gradients). A batch size left out is `kbert.preprocessing.DEFAULT_BATCH_SIZE`.
+`BertMultipleChoice.choose`, `saliency` on classifiers and taggers, and `embed` on every
+task; `kbert.models.inference_method`), with the same arguments and defaults. `embed`
+takes a backbone or any task model and returns hidden-state features; `saliency` scores
+each word-piece of a text for a classifier's label or a tagger's entity (occlusion,
+gradient x input, integrated gradients). A batch size left out is
+`kbert.preprocessing.DEFAULT_BATCH_SIZE`.
 
 Texts are sorted by token length and batched; each batch is padded to its own
 length bucket (`INFERENCE_LENGTH_BUCKETS`: padding within `inference_padding_bound`)

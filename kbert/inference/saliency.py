@@ -99,7 +99,9 @@ def saliency(
         raise ValueError(f"`text` has no word-piece to score. Received: text={text!r}")
     resolved = resolve_target(model, tokenizer, text, encoding, target)
     if method == "occlusion":
-        scores, target_score = _occlusion(model, tokenizer, encoding, positions, resolved, batch_size)
+        scores, target_score = _occlusion(
+            model, tokenizer, encoding, positions, resolved, batch_size
+        )
         baseline_score = None
     else:
         scores, target_score, baseline_score = _gradient_scores(

@@ -1,6 +1,8 @@
 """The base of the task models whose head gives one logit per label."""
 
+from kbert.inference.saliency import saliency
 from kbert.models.bert_task import BertTask
+from kbert.models.inference_method import InferenceMethod
 from kbert.models.label_head import LabelHead
 from kbert.models.token_vectors_view import TokenVectorsView
 
@@ -19,6 +21,8 @@ class LabelTask(BertTask):
 
     head_input = None
     head_name = None
+    # `model.saliency(text, ...)` is `kbert.inference.saliency(model, model.tokenizer, ...)`.
+    saliency = InferenceMethod(saliency)
 
     def __init__(self, backbone, num_classes=None, label_names=None, dropout=None, **kwargs):
         head = LabelHead(backbone, num_classes, label_names, dropout, name=self.head_name)

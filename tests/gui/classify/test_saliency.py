@@ -16,6 +16,7 @@ from fine_tuning_data import make_tiny_preset
 from fine_tuning_helpers import SMALL_MODEL
 
 from kbert_gui.classify.classify_tab import ClassifyTab
+from kbert_gui.classify.saliency_format import STRONGEST_TINT
 from kbert_gui.classify.saliency_format import score_text
 from kbert_gui.classify.saliency_format import token_colors
 from kbert_gui.widgets import style
@@ -163,7 +164,8 @@ def test_a_tagger_entity_explained_by_integrated_gradients(qtbot, tmp_path, mode
         np.testing.assert_allclose(shown.scores, expected.scores, atol=1e-6)
         assert shown.target_span == (entities[2].start, entities[2].end)
         caption = panel.caption_label.text()
-        assert caption.startswith(f"Integrated gradients for the PER entity “{entities[2].text}”")
+        expected_start = f"Integrated gradients for the PER entity “{entities[2].text}”"
+        assert caption.startswith(expected_start)
         assert f"({shown.steps} steps)" in caption
     finally:
         stop_context(tab.context)
@@ -176,11 +178,15 @@ def _distance(color, other):
 def test_token_colors_tell_support_from_opposition():
     colors = token_colors([0.5, -0.25, 0.0, -0.5])
     assert colors[2] == style.PAPER
-    # The strongest pieces sit most of the way from white to their side's colour.
-    full = _distance(style.PAPER, style.SUPPORTS_TARGET)
-    assert _distance(colors[0], style.SUPPORTS_TARGET) < full / 3
-    full = _distance(style.PAPER, style.OPPOSES_TARGET)
-    assert _distance(colors[3], style.OPPOSES_TARGET) < full / 3
-    # Half the score, about half the tint.
-    assert 0 < _distance(colors[1], style.PAPER) < _distance(colors[3], style.PAPER)
+    supports, opposes = style.SUPPORTS_TARGET, style.OPPOSES_TARGET
+    # The strongest pieces go `STRONGEST_TINT` of the way from white to their side's colour.
+    assert _distance(colors[0], style.PAPER) == pytest.approx(
+        STRONGEST_TINT * _distance(style.PAPER, supports), abs=3
+    )
+    assert _distance(colors[0], supports) < _distance(colors[0], opposes)
+    assert _distance(colors[3], opposes) < _distance(colors[3], supports)
+    # Half the score, half the tint.
+    assert _distance(colors[1], style.PAPER) == pytest.approx(
+        _distance(colors[3], style.PAPER) / 2, abs=3
+    )
     assert token_colors([0.0, 0.0]) == [style.PAPER, style.PAPER]
