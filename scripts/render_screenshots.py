@@ -10,9 +10,10 @@ the attention views show every head of a layer, the head view's lines and every 
 and head (for a sentence pair, how the first sentence attends to the second), the QA tab
 answers a question about a passage of Pride and Prejudice, the fine-tuning tab
 fine-tunes the demo model for a few epochs on a tiny labelled file, and "Classify &
-tag" then classifies a new sentence with the model just trained (before that, "Browse
-predictions" shows that run's evaluation rows and confusion matrix); last, the demo model
-is fine-tuned for multiple choice on a tiny SWAG-format file and "Classify & tag" picks
+tag" then classifies a new sentence with the model just trained and shows which words
+made its label ("Why?", occlusion; before that, "Predictions…" shows that run's
+evaluation rows and confusion matrix); last, the demo model is fine-tuned for multiple
+choice on a tiny SWAG-format file and "Classify & tag" picks
 the ending of a new context (ONLY_MULTIPLE_CHOICE=1 renders that picture alone).
 """
 
@@ -248,6 +249,22 @@ def _fine_tuning(app, window, save):
             "a classification",
         )
         save("classify")
+        _saliency(app, classify, save)
+
+
+def _saliency(app, classify, save):
+    """"Why?" on the classification just shown: occlusion scores for its label."""
+    panel = classify.saliency_panel
+    panel.method_combo.setCurrentIndex(panel.method_combo.findData("occlusion"))
+    panel.why_button.click()
+    saliency = classify.controller.saliency
+    wait_until(
+        app,
+        lambda: saliency.saliency is not None or classify.error_banner.message,
+        120,
+        "token saliency",
+    )
+    save("saliency")
 
 
 def _evaluation_browser(app, tuning, output):

@@ -18,6 +18,7 @@ from kbert_gui.classify.classify_outcome import ClassifyOutcome
 from kbert_gui.classify.classify_panel import CHOICES_PAGE
 from kbert_gui.classify.classify_panel import ENTITIES_PAGE
 from kbert_gui.classify.classify_panel import LABELS_PAGE
+from kbert_gui.classify.saliency_controller import SaliencyController
 from kbert_gui.services.latest_request_runner import LatestRequestRunner
 from kbert_gui.services.model_description import short_name
 from kbert_gui.widgets import style
@@ -53,6 +54,12 @@ class ClassifyController(QObject):
         self.runner.result.connect(self._show_outcome)
         self.runner.error.connect(self._show_error)
         self.runner.busy_changed.connect(panel.busy_label.setVisible)
+        self.saliency = SaliencyController(
+            panel.saliency_panel, context, panel.text_edit, panel.error_banner, parent=self
+        )
+        panel.entities_view.clicked.connect(
+            lambda index: self.saliency.select_entity(panel.entities_model.entity(index.row()))
+        )
 
         panel.text_edit.textChanged.connect(self.request)
         panel.pair_edit.textChanged.connect(self.request)
@@ -119,6 +126,7 @@ class ClassifyController(QObject):
             self._show_choice(outcome)
         else:
             self._clear_results()
+        self.saliency.show_targets(outcome)
         if outcome.notes:
             self.panel.error_banner.show_error(" ".join(outcome.notes))
 
@@ -152,6 +160,7 @@ class ClassifyController(QObject):
         self.panel.choices_model.clear()
         self.panel.text_edit.clear_entities()
         self.panel.headline_label.setText("—")
+        self.saliency.show_targets(None)
 
     @Slot(str)
     def _show_error(self, message):

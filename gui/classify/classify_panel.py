@@ -24,6 +24,7 @@ from kbert_gui.classify.entity_span_model import EntitySpanModel
 from kbert_gui.classify.label_probability_model import PROBABILITY_COLUMN
 from kbert_gui.classify.label_probability_model import PROBABILITY_ROLE
 from kbert_gui.classify.label_probability_model import LabelProbabilityModel
+from kbert_gui.classify.saliency_panel import SaliencyPanel
 from kbert_gui.classify.tagged_text_edit import TaggedTextEdit
 from kbert_gui.tab_key import TabKey
 from kbert_gui.widgets import style
@@ -44,7 +45,8 @@ class ClassifyPanel(QWidget):
     sub-word option (taggers) or the editable endings of the context (multiple
     choice); below a splitter, the headline result and either the label table
     (probability bars), the entity table with its colour legend, or the endings with
-    a probability bar each, the chosen one marked. The `ClassifyController` fills them.
+    a probability bar each, the chosen one marked; below them, the "Why?" box of token
+    saliency (`SaliencyPanel`). The `ClassifyController` fills them.
 
     Args:
         parent: the parent widget.
@@ -128,6 +130,7 @@ class ClassifyPanel(QWidget):
         self.legend_label.setObjectName("entityLegend")
         self.legend_label.setWordWrap(True)
         self.legend_label.setTextFormat(Qt.TextFormat.RichText)
+        self.saliency_panel = SaliencyPanel()
 
     def _build_layout(self):
         self.text_title = QLabel("<b>&Text</b>")
@@ -165,6 +168,7 @@ class ClassifyPanel(QWidget):
         results_layout.addWidget(QLabel("<b>Result</b>"))
         results_layout.addWidget(self.headline_label)
         results_layout.addWidget(self.results_stack, 1)
+        results_layout.addWidget(self.saliency_panel)
 
         self.splitter = QSplitter(Qt.Orientation.Vertical)
         self.splitter.setObjectName("classifySplitter")

@@ -23,8 +23,9 @@ class ClassifyTab(ClassifyPanel):
     follow the inputs as they change, through `BertClassifier.classify` /
     `BertTokenClassifier.tag` / `BertMultipleChoice.choose` in the app's inference
     pool. A model with none of these heads (a pretrained or QA model) gets a warning
-    pointing to the fine-tuning tab. File ▸ Export saves the shown result as
-    CSV or JSON.
+    pointing to the fine-tuning tab. Below the results, "Why?" scores every word-piece
+    of the text for a label or an entity (`SaliencyController`). File ▸ Export saves
+    the shown result, and the shown saliency, as CSV or JSON.
 
     The widgets are the `ClassifyPanel`'s; `controller` (a `ClassifyController`) holds
     the state and does the work.
@@ -67,6 +68,21 @@ class ClassifyTab(ClassifyPanel):
                 "JSON files (*.json)",
                 ".json",
                 self._write_json,
+                available,
+            ),
+            *self._saliency_exports(),
+        ]
+
+    def _saliency_exports(self):
+        """The shown token saliency as CSV (one row per word-piece) or JSON."""
+        saliency = self.controller.saliency
+        available = lambda: saliency.saliency is not None  # noqa: E731
+        return [
+            ExportAction(
+                "Saliency as CSV…", "CSV files (*.csv)", ".csv", saliency.write_csv, available
+            ),
+            ExportAction(
+                "Saliency as JSON…", "JSON files (*.json)", ".json", saliency.write_json,
                 available,
             ),
         ]

@@ -3,16 +3,13 @@
 import bisect
 
 from PySide6.QtCore import QEvent
-from PySide6.QtGui import QColor
-from PySide6.QtGui import QTextCharFormat
-from PySide6.QtGui import QTextCursor
 from PySide6.QtWidgets import QPlainTextEdit
-from PySide6.QtWidgets import QTextEdit
 from PySide6.QtWidgets import QToolTip
 
 from kbert_gui.classify.classify_format import span_tooltip
 from kbert_gui.widgets import style
 from kbert_gui.widgets.qt_text_positions import QtTextPositions
+from kbert_gui.widgets.span_selection import span_selection
 
 
 class TaggedTextEdit(QPlainTextEdit):
@@ -56,14 +53,8 @@ class TaggedTextEdit(QPlainTextEdit):
             start, end = positions.to_qt(span.start), positions.to_qt(span.end)
             self._qt_starts.append(start)
             self._qt_ends.append(end)
-            cursor = QTextCursor(self.document())
-            cursor.setPosition(start)
-            cursor.setPosition(end, QTextCursor.MoveMode.KeepAnchor)
-            selection = QTextEdit.ExtraSelection()
-            selection.cursor = cursor
-            selection.format = QTextCharFormat()
-            selection.format.setBackground(QColor(colors.get(span.label, style.UNKNOWN_ENTITY)))
-            selection.format.setForeground(QColor(style.INK))
+            color = colors.get(span.label, style.UNKNOWN_ENTITY)
+            selection = span_selection(self.document(), start, end, color)
             selections.append(selection)
         self.setExtraSelections(selections)
         return True

@@ -53,6 +53,9 @@ ENTITY_COLORS = (
     "#ffab91", "#80cbc4", "#e6ee9c", "#b0bec5", "#bcaaa4",
 )
 UNKNOWN_ENTITY = "#e0e0e0"
+# Token saliency: a word-piece that supports the explained label, and one that opposes it.
+SUPPORTS_TARGET = "#2e7d32"
+OPPOSES_TARGET = "#c2185b"
 # The evaluation table's best epoch.
 BEST_ROW_BACKGROUND = "#e6f4ea"
 

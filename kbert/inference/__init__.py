@@ -5,9 +5,12 @@ with `predict_on_batch` and a `bert_config`, so this package does not import
 `kbert.models`), its tokenizer (None: `model.tokenizer`), then what to run on. The
 task models carry them as methods made from these functions (`BertMaskedLM.fill_mask`,
 `BertQuestionAnswerer.answer`, `BertClassifier.classify`, `BertTokenClassifier.tag`,
-`BertMultipleChoice.choose`, and `embed` on every task; `kbert.models.inference_method`), with the same arguments
-and defaults. `embed` takes a backbone or any task model and returns hidden-state
-features. A batch size left out is `kbert.preprocessing.DEFAULT_BATCH_SIZE`.
+`BertMultipleChoice.choose`, `saliency` on classifiers and taggers, and `embed` on every
+task; `kbert.models.inference_method`), with the same arguments and defaults. `embed`
+takes a backbone or any task model and returns hidden-state features; `saliency` scores
+each word-piece of a text for a classifier's label or a tagger's entity (occlusion,
+gradient x input, integrated gradients). A batch size left out is
+`kbert.preprocessing.DEFAULT_BATCH_SIZE`.
 
 Texts are sorted by token length and batched; each batch is padded to its own
 length bucket (`INFERENCE_LENGTH_BUCKETS`: padding within `inference_padding_bound`)
@@ -38,8 +41,10 @@ from kbert.inference.results import MaskPrediction
 from kbert.inference.results import MaskWordScores
 from kbert.inference.results import TokenEmbeddings
 from kbert.inference.results import WordScore
+from kbert.inference.saliency import saliency
 from kbert.inference.span_probabilities import SpanProbabilities
 from kbert.inference.span_probabilities import span_probabilities
+from kbert.inference.token_saliency import TokenSaliency
 from kbert.inference.token_tagging import tag
 from kbert.inference.word_scores import score_words
 from kbert.preprocessing.length_buckets import DEFAULT_LENGTH_BUCKETS
@@ -63,6 +68,7 @@ __all__ = [
     "MaskWordScores",
     "SpanProbabilities",
     "TokenEmbeddings",
+    "TokenSaliency",
     "WordScore",
     "answer",
     "attention_map",
@@ -73,6 +79,7 @@ __all__ = [
     "fill_mask",
     "length_buckets",
     "pad_to_bucket",
+    "saliency",
     "score_words",
     "span_probabilities",
     "tag",

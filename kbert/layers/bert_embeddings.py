@@ -89,16 +89,26 @@ class BertEmbeddings(keras.layers.Layer):
         self.built = True
 
     def call(self, token_ids, segment_ids, position_ids=None, training=None):
-        sequence_length = token_ids.shape[1]
+        return self.combine(self.token_embedding(token_ids), segment_ids, position_ids, training)
+
+    def combine(self, token_vectors, segment_ids, position_ids=None, training=None):
+        """The embeddings' output from token vectors already looked up (B, L, H).
+
+        `call` looks the vectors up from the ids; saliency methods that differentiate
+        with respect to the token embeddings (or blend them with a baseline) give them
+        here. Position and segment embeddings, LayerNorm and dropout are `call`'s.
+        """
+        sequence_length = token_vectors.shape[1]
         if sequence_length is not None and sequence_length > self.max_positions:
             raise ValueError(
                 f"Sequences may be at most {self.max_positions} tokens long (the model's "
                 f"`max_positions`). Received: sequence_length={sequence_length}"
             )
         if sequence_length is None:
-            sequence_length = ops.shape(token_ids)[1]
+            sequence_length = ops.shape(token_vectors)[1]
         positions = ops.cast(self.position_embeddings, self.compute_dtype)
-        x = self.token_embedding(token_ids) + self.segment_embedding(segment_ids)  # (B, L, H)
+        token_vectors = ops.cast(token_vectors, self.compute_dtype)
+        x = token_vectors + self.segment_embedding(segment_ids)  # (B, L, H)
         if position_ids is None:
             x = x + positions[:sequence_length][None, :, :]  # (1, L, H)
         else:

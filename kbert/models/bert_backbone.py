@@ -12,6 +12,8 @@ from kbert.architecture.bert_config import BertConfig
 from kbert.models.input_validation import PACKED_INPUT, is_packed, validate_inputs
 
 _CONFIG_FIELDS = tuple(field.name for field in dataclasses.fields(BertConfig))
+# The input that replaces `token_ids` in `encode_token_vectors`: their embeddings (B, L, H).
+TOKEN_VECTORS = "token_vectors"
 
 
 def _backbone_inputs():
@@ -40,7 +42,10 @@ def _encode(
     if PACKED_INPUT in inputs:
         attention_mask = packed_attention_mask(inputs[PACKED_INPUT])  # (B, 1, L, L)
         position_ids = packed_position_ids(inputs[PACKED_INPUT])  # (B, L)
-    x = embeddings(inputs["token_ids"], inputs["segment_ids"], position_ids)  # (B, L, H)
+    if TOKEN_VECTORS in inputs:  # looked up (or blended) already: `encode_token_vectors`
+        x = embeddings.combine(inputs[TOKEN_VECTORS], inputs["segment_ids"])  # (B, L, H)
+    else:
+        x = embeddings(inputs["token_ids"], inputs["segment_ids"], position_ids)  # (B, L, H)
     hidden_states = [x]
     attention_weights = []
     for block in encoder_blocks:
@@ -249,6 +254,16 @@ class BertBackbone(keras.Model):
         (2, 3, 16, 128)
         """
         return self._view("hidden_states", return_hidden_states=True)
+
+    def encode_token_vectors(self, inputs):
+        """The backbone's outputs from token vectors (B, L, H) instead of token ids.
+
+        `inputs` holds `token_vectors` (what `token_embedding` gives for the ids, or
+        anything of that shape: a blend with a baseline, for integrated gradients),
+        `segment_ids` and `padding_mask`. Called inside a model's `call` (a task's
+        `with_token_vectors` view), so gradients with respect to the vectors flow.
+        """
+        return _encode(self.embeddings, self.encoder_blocks, self.pooler, inputs)
 
     def _view(self, output, inputs=None, **options):
         """The cached `_BackboneView` adding `output`, built by one symbolic call.

@@ -1,7 +1,10 @@
 """The base of the task models whose head gives one logit per label."""
 
+from kbert.inference.saliency import saliency
 from kbert.models.bert_task import BertTask
+from kbert.models.inference_method import InferenceMethod
 from kbert.models.label_head import LabelHead
+from kbert.models.token_vectors_view import TokenVectorsView
 
 
 class LabelTask(BertTask):
@@ -18,6 +21,8 @@ class LabelTask(BertTask):
 
     head_input = None
     head_name = None
+    # `model.saliency(text, ...)` is `kbert.inference.saliency(model, model.tokenizer, ...)`.
+    saliency = InferenceMethod(saliency)
 
     def __init__(self, backbone, num_classes=None, label_names=None, dropout=None, **kwargs):
         head = LabelHead(backbone, num_classes, label_names, dropout, name=self.head_name)
@@ -27,6 +32,18 @@ class LabelTask(BertTask):
         self._finish_init(backbone, inputs, outputs, **kwargs)
         # === Config ===
         self.num_classes, self.label_names, self.dropout = head.config()
+
+    def with_token_vectors(self):
+        """A `TokenVectorsView` of this model: its logits from token vectors, not ids.
+
+        Built once and cached (stored untracked: tracking it would make the model its
+        own grandchild), so compiled gradient functions are reused across calls.
+        """
+        view = self.__dict__.get("_token_vectors_view")
+        if view is None:
+            view = TokenVectorsView(self, name=f"{self.name}_from_token_vectors")
+            self.__dict__["_token_vectors_view"] = view.build_symbolically()
+        return view
 
     def preprocessor_arguments(self):
         return {"label_names": self.label_names, "num_classes": self.num_classes}

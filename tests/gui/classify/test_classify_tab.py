@@ -169,7 +169,11 @@ def test_a_model_without_a_classifier_or_tagger_head_says_so(tab, qtbot, models)
 
 def test_exports_parse_and_match_what_is_shown(tab, qtbot, tmp_path, models):
     outcome = _predict(tab, qtbot, "a lovely cat")
-    csv_action, json_action = tab.export_actions()
+    csv_action, json_action, *saliency_actions = tab.export_actions()
+    assert [action.label for action in saliency_actions] == [
+        "Saliency as CSV…", "Saliency as JSON…"
+    ]
+    assert not any(action.available() for action in saliency_actions)  # nothing explained yet
     csv_action.write(tmp_path / "labels.csv")
     with open(tmp_path / "labels.csv", encoding="utf-8", newline="") as file:
         rows = list(csv.DictReader(file))

@@ -1,0 +1,35 @@
+"""One token saliency for the "Classify & tag" tab, computed in a worker."""
+
+import logging
+from dataclasses import dataclass
+
+from kbert_gui.services.thread_log_handler import ThreadLogHandler
+
+
+@dataclass(frozen=True)
+class SaliencyOutcome:
+    """The scores `kbert.inference.saliency` gave each word-piece of a text.
+
+    Args:
+        source: the model (preset name or folder) explained.
+        text: the text, exactly as scored (offsets point into it).
+        saliency: the `kbert.inference.TokenSaliency`.
+        notes: kbert's warnings about the input (a truncated text).
+    """
+
+    source: str
+    text: str
+    saliency: object
+    notes: tuple = ()
+
+    @classmethod
+    def compute(cls, models, source, class_name, text, target, method):
+        """Scores `text`'s pieces for `target` (a label, or an `EntitySpan` of a tagger's)
+        with `method`, on the model of `source` loaded as `class_name`. Call in a worker."""
+        from kbert.inference import saliency
+
+        model = models.model(class_name, source)
+        notes = []
+        with ThreadLogHandler.capture(notes.append, level=logging.WARNING):
+            result = saliency(model, None, text, target=target, method=method)
+        return cls(source, text, result, tuple(notes))
