@@ -99,7 +99,9 @@ class EvaluationBrowser(QDialog):
         table.setWordWrap(False)
         table.setTextElideMode(Qt.TextElideMode.ElideRight)
         table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        # Rows of one height: the view never measures 10,000 rows.
         table.verticalHeader().hide()
+        table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
         table.verticalHeader().setDefaultSectionSize(22)
         # File order first; a click on a title sorts by it.
         table.horizontalHeader().setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
