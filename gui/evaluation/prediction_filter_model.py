@@ -156,9 +156,9 @@ def _fields(records):
     """What the filters look at, one entry per record: whether it is right (a mask),
     its gold and predicted values, its probability (NaN where it has none)."""
     correct = numpy.fromiter((bool(record["correct"]) for record in records), bool, len(records))
+    probabilities = [record["probability"] for record in records]
     probability = numpy.array(
-        [numpy.nan if record["probability"] is None else record["probability"] for record in records],
-        dtype=float,
+        [numpy.nan if value is None else value for value in probabilities], dtype=float
     )
     golds = [record["gold"] for record in records]
     predictions = [record["predicted"] for record in records]
