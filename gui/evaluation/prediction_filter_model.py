@@ -34,6 +34,7 @@ class PredictionFilterModel(QAbstractTableModel):
         self._fields = None
         self._shown = numpy.arange(0)
         self._records_shown = []
+        self._row_count = self._column_count = 0
         self._records = ()
         self._record_data = None
         self._kept = []
@@ -82,11 +83,12 @@ class PredictionFilterModel(QAbstractTableModel):
             return QModelIndex()
         return self._source.index(int(self._shown[index.row()]), index.column())
 
+    # Qt asks for the counts thousands of times a paint where many rows are selected.
     def rowCount(self, parent=QModelIndex()):
-        return 0 if parent.isValid() else len(self._records_shown)
+        return 0 if parent.isValid() else self._row_count
 
     def columnCount(self, parent=QModelIndex()):
-        return 0 if parent.isValid() or self._source is None else self._source.columnCount()
+        return 0 if parent.isValid() else self._column_count
 
     def data(self, index, role=Qt.ItemDataRole.DisplayRole):
         row = index.row()
@@ -114,11 +116,27 @@ class PredictionFilterModel(QAbstractTableModel):
             (index, self._records_shown[index.row()]) for index in persistent if index.isValid()
         ]
 
+    def records_at(self, rows):
+        """The positions in file order of the records shown in the view's `rows` (an
+        array or list of row numbers)."""
+        return self._shown_records_array()[numpy.asarray(rows, dtype=int)]
+
+    def rows_of(self, records):
+        """The view's rows showing `records` (positions in file order), ascending (an
+        array); the records out of view have none."""
+        rows = self._places()[numpy.asarray(records, dtype=int)]
+        return numpy.sort(rows[rows >= 0])
+
+    def _places(self):
+        # Each record's row in the view, -1 where it is out of view.
+        place = numpy.full(len(self._records), -1)
+        place[self._shown_records_array()] = numpy.arange(len(self._records_shown))
+        return place
+
     def _source_reordered(self, *_):
         self._update()
         # Where each record of a kept index (a selection, the current cell) is now.
-        place = numpy.full(len(self._source.records), -1)
-        place[self._shown_records_array()] = numpy.arange(len(self._records_shown))
+        place = self._places()
         self.changePersistentIndexList(
             [index for index, _ in self._kept],
             [self.index(int(place[record]), index.column()) for index, record in self._kept],
@@ -150,6 +168,8 @@ class PredictionFilterModel(QAbstractTableModel):
         passes &= numpy.where(numpy.isnan(probability), full_range, in_range)
         self._shown = numpy.flatnonzero(passes[self._source.order])
         self._records_shown = self._shown_records_array().tolist()
+        self._row_count = len(self._records_shown)
+        self._column_count = self._source.columnCount()
 
 
 def _fields(records):

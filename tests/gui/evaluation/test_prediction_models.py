@@ -87,3 +87,24 @@ def test_a_selected_row_stays_selected_through_a_sort(models):
     view.sort(rows.keys.index("text"), Qt.SortOrder.DescendingOrder)
     (selected,) = selection.selectedIndexes()
     assert view.shown_rows()[selected.row()] is chosen
+
+
+def test_the_selected_rows_in_view_stay_selected_through_a_filter(qtbot):
+    from kbert_gui.evaluation.evaluation_browser import EvaluationBrowser
+
+    browser = EvaluationBrowser(_predictions(), "synthetic", file_dialogs=None)
+    qtbot.addWidget(browser)
+    view, selection = browser.filter_model, browser.table.selectionModel()
+    for row in (1, 2, 3, 10, 20):
+        rows = QItemSelectionModel.SelectionFlag.Select | QItemSelectionModel.SelectionFlag.Rows
+        selection.select(view.index(row, 0), rows)
+    chosen = [view.shown_rows()[row] for row in (1, 2, 3, 10, 20)]
+    assert len(selection.selectedRows()) == 5
+    selection.setCurrentIndex(view.index(20, 1), QItemSelectionModel.SelectionFlag.NoUpdate)
+    browser.filter_bar.errors_only.setChecked(True)
+    selected = [view.shown_rows()[index.row()] for index in selection.selectedRows()]
+    wrong = [row for row in chosen if not row["correct"]]
+    assert wrong and len(wrong) < len(chosen)
+    assert sorted(row["index"] for row in selected) == [row["index"] for row in wrong]
+    current = selection.currentIndex()
+    assert (view.shown_rows()[current.row()] is chosen[-1]) == (not chosen[-1]["correct"])
