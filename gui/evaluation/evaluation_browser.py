@@ -3,6 +3,9 @@
 import dataclasses
 import pathlib
 
+import numpy
+from PySide6.QtCore import QItemSelection
+from PySide6.QtCore import QItemSelectionModel
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QAbstractItemView
 from PySide6.QtWidgets import QDialog
@@ -99,7 +102,9 @@ class EvaluationBrowser(QDialog):
         table.setWordWrap(False)
         table.setTextElideMode(Qt.TextElideMode.ElideRight)
         table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        # Rows of one height: the view never measures 10,000 rows.
         table.verticalHeader().hide()
+        table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
         table.verticalHeader().setDefaultSectionSize(22)
         # File order first; a click on a title sorts by it.
         table.horizontalHeader().setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
@@ -144,7 +149,23 @@ class EvaluationBrowser(QDialog):
         self.filter_bar.set_pair(*self.matrix_model.pair(index))
 
     def _filter(self, filters):
-        self.filter_model.set_filters(**filters)
+        # The rows selected, and the current one, stay so where they are still in view
+        # (read as ranges: a selection of every row is one range, not 10,000 indexes).
+        selection = self.table.selectionModel()
+        view = self.filter_model
+        ranges = [(span.top(), span.bottom()) for span in selection.selection()]
+        chosen = view.records_at(_rows_in(ranges))
+        current = selection.currentIndex()
+        current_record = view.records_at([current.row()] if current.isValid() else [])
+        view.set_filters(**filters)
+        last = view.columnCount() - 1
+        kept = QItemSelection()
+        for first, end in _runs(view.rows_of(chosen)):
+            kept.select(view.index(first, 0), view.index(end, last))
+        selection.select(kept, QItemSelectionModel.SelectionFlag.Select)
+        for row in view.rows_of(current_record).tolist():
+            flag = QItemSelectionModel.SelectionFlag.NoUpdate
+            selection.setCurrentIndex(view.index(row, current.column()), flag)
         self._count()
 
     def _count(self):
@@ -195,6 +216,22 @@ def _classes(predictions):
         rows = predictions.rows
         return sorted({row["gold"] for row in rows} | {row["predicted"] for row in rows})
     return []
+
+
+def _rows_in(ranges):
+    """Every row of the (top, bottom) `ranges`, once each, ascending (an array)."""
+    rows = [numpy.arange(top, bottom + 1) for top, bottom in ranges]
+    return numpy.unique(numpy.concatenate(rows)) if rows else numpy.arange(0)
+
+
+def _runs(rows):
+    """The runs of consecutive numbers in `rows` (an ascending array), as (first, last)."""
+    if not len(rows):
+        return []
+    breaks = numpy.flatnonzero(numpy.diff(rows) != 1)
+    firsts = rows[numpy.concatenate(([0], breaks + 1))]
+    lasts = rows[numpy.concatenate((breaks, [len(rows) - 1]))]
+    return list(zip(firsts.tolist(), lasts.tolist()))
 
 
 def _group(title, widget):
