@@ -18,7 +18,8 @@ def _keras_loss(labels, logits):
 
 
 def test_without_weights_it_is_keras_mean_over_the_labelled_tokens():
-    np.testing.assert_allclose(float(TokenCrossEntropy()(LABELS, LOGITS)), _keras_loss(LABELS, LOGITS), rtol=1e-6)
+    found = float(TokenCrossEntropy()(LABELS, LOGITS))
+    np.testing.assert_allclose(found, _keras_loss(LABELS, LOGITS), rtol=1e-6)
     logits = np.zeros((1, 2, 2), "float32")
     assert float(TokenCrossEntropy()(np.array([[1, -100]]), logits)) == pytest.approx(np.log(2))
     assert float(TokenCrossEntropy()(np.array([[-100, -100]]), logits)) == 0.0
@@ -33,8 +34,9 @@ def test_weights_carry_the_normalisation_so_batch_parts_add_up_to_the_whole():
     np.testing.assert_allclose(whole, _keras_loss(LABELS, LOGITS), rtol=1e-6)
     # ...and each part of it (a replica's rows) sums its share: the parts' losses,
     # each over its own slots, add up to it once weighed by their rows.
+    loss = TokenCrossEntropy()
     parts = [
-        float(TokenCrossEntropy()(LABELS[rows], LOGITS[rows], sample_weight=weights[rows])) * len(rows)
+        float(loss(LABELS[rows], LOGITS[rows], sample_weight=weights[rows])) * len(rows)
         for rows in ([0], [1, 2])
     ]
     np.testing.assert_allclose(sum(parts) / len(LABELS), whole, rtol=1e-6)
