@@ -43,6 +43,7 @@ KERAS_CLASSES = names_by_module(
         "kbert.training.bert_adamw": ("BertAdamW",),
         "kbert.training.ignore_class_accuracy": ("IgnoreClassAccuracy",),
         "kbert.training.optimization": ("LinearWarmupDecay",),
+        "kbert.training.token_cross_entropy": ("TokenCrossEntropy",),
     }
 )
 

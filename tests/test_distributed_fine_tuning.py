@@ -49,6 +49,7 @@ print("RESULT" + json.dumps({{
     "losses": losses,
     "history": result.history,
     "devices": result.devices,
+    "processes": result.processes,
     "process": jax.process_index(),
     "weights": [float(abs(v).sum()) for v in
                 (jax.numpy.asarray(w.value) for w in tuner.model.weights)],
@@ -82,6 +83,7 @@ def test_two_processes_fine_tune_step_for_step_like_one_with_as_many_devices(tmp
     assert {first["process"], second["process"]} == {0, 1}
     for run in (first, second, alone):
         assert run["devices"] == 4 and len(run["losses"]) == 4  # 2 epochs of 2 batches
+    assert first["processes"] == second["processes"] == 2 and alone["processes"] == 1
     # Both processes hold the same replicated model and evaluate alike...
     assert first["losses"] == second["losses"] and first["history"] == second["history"]
     np.testing.assert_allclose(first["weights"], second["weights"], rtol=0, atol=0)

@@ -385,7 +385,8 @@ def _print_result(result):
     print(f"model: {result.preset_path if result.preset_path else '(none saved yet)'}")
     print(f"checkpoint: {result.checkpoint_path}")
     if result.devices > 1:
-        print(f"devices: {result.devices} (data parallel)")
+        processes = f" in {result.processes} processes" if result.processes > 1 else ""
+        print(f"devices: {result.devices}{processes} (data parallel)")
     if result.history:
         columns = list(result.history[0])
         print()

@@ -10,6 +10,7 @@ import keras
 
 from kbert.files.exclusive_output import exclusive_output
 from kbert.preprocessing.bucketed_dataset import BucketedDataset
+from kbert.preprocessing.data_parallel_rows import real_share
 from kbert.preprocessing.length_buckets import length_buckets
 from kbert.finetuning.fine_tuning_config import FineTuningConfig
 from kbert.finetuning.fine_tuning_config import RESUMABLE_CHANGES
@@ -21,6 +22,7 @@ from kbert.finetuning.fine_tuning_adapter import FineTuningAdapter
 from kbert.finetuning.fine_tuning_adapter import model_limits
 from kbert.finetuning.adapter_registry import make_adapter
 from kbert.training.distribution import data_parallel
+from kbert.training.distribution import process_share
 from kbert.training.distribution import writes_outputs
 from kbert.training.optimization import create_optimizer
 from kbert.training.optimization import precision_policy
@@ -32,7 +34,6 @@ from kbert.training.step_callback import StepCallback
 from kbert.training.training_checkpoint import TrainingCheckpoint
 
 logger = logging.getLogger("kbert.finetuning")
-
 
 
 class FineTuner:
@@ -137,6 +138,7 @@ class FineTuner:
         state = self._start_state(label_names, training_data_fingerprint(train_examples), resume)
         # Everything the model touches is built, compiled and run inside the block.
         with data_parallel(self.config.data_parallel) as devices:
+            _, processes = process_share()
             model, dataset, tokenizer, max_length = self._build_model(train_examples, label_names)
             steps_per_epoch = dataset.num_batches_per_epoch
             total_steps = steps_per_epoch * self.config.epochs
@@ -153,7 +155,7 @@ class FineTuner:
             state["steps_per_epoch"] = steps_per_epoch
             self._notify("on_train_begin", total_steps)
             status = self._train_epochs(model, dataset, tokenizer, max_length, state, eval_examples)
-        result = self._result(state, status, devices)
+        result = self._result(state, status, devices, processes)
         self._notify("on_train_end", result)
         return result
 
@@ -252,6 +254,8 @@ class FineTuner:
             # Resuming inside this epoch: its running loss and metrics continue from
             # the checkpoint, so the epoch reports what an uninterrupted one would.
             loop.resume_inside_epoch = state["batch"] > 0
+            # The logged loss weighs a batch by its real rows (data parallelism's fillers out).
+            loop.real_rows = lambda i: real_share(len(view.example_indices(i)), view.replicas)
             data = view.as_tf_dataset() if _backend() == "tensorflow" else view
             history = model.fit(data, epochs=1, shuffle=False, verbose=0, callbacks=[loop])
             epoch_loss = float(history.history["loss"][-1])
@@ -333,7 +337,7 @@ class FineTuner:
         if state["stopped_early"]:
             logger.info("No better %s for %d epochs: stopping early.", self.task.metric, patience)
 
-    def _result(self, state, status, devices):
+    def _result(self, state, status, devices, processes):
         history = state["history"]
         return FineTuningResult(
             status=status,
@@ -346,6 +350,7 @@ class FineTuner:
             history=[dict(entry) for entry in history],
             global_step=state["global_step"],
             devices=devices,
+            processes=processes,
         )
 
     def _notify(self, method, *args):

@@ -30,6 +30,7 @@ class FineTuningResult:
         history: one dict of logs per finished epoch, each with its `epoch` number.
         global_step: batches trained over the whole run.
         devices: the devices each batch was split over (1 without data parallelism).
+        processes: the processes that shared them (several with `--distributed`).
     """
 
     status: str
@@ -42,6 +43,7 @@ class FineTuningResult:
     history: list = field(default_factory=list)
     global_step: int = 0
     devices: int = 1
+    processes: int = 1
 
     @property
     def cancelled(self):
@@ -60,4 +62,5 @@ class FineTuningResult:
             "history": [dict(entry) for entry in self.history],
             "global_step": self.global_step,
             "devices": self.devices,
+            "processes": self.processes,
         }

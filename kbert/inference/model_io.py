@@ -23,8 +23,8 @@ from kbert.preprocessing.length_buckets import INFERENCE_LENGTH_BUCKETS
 from kbert.preprocessing.length_buckets import bucket_length
 from kbert.preprocessing.length_buckets import length_buckets
 from kbert.preprocessing.length_buckets import length_sorted_batches
+from kbert.preprocessing.data_parallel_rows import inference_rows
 from kbert.preprocessing.length_buckets import pad_rows
-from kbert.preprocessing.length_buckets import row_bucket
 
 
 def resolve_tokenizer(model, tokenizer):
@@ -58,7 +58,7 @@ def model_buckets(model):
 
 
 def pad_batch(tokenizer, encodings, buckets, longest=None):
-    """Pads encodings to a length bucket and a row bucket (`row_bucket`).
+    """Pads encodings to a length bucket and a row bucket (`inference_rows`).
 
     Args:
         tokenizer: pads the token ids with its `[PAD]`.
@@ -76,7 +76,7 @@ def pad_batch(tokenizer, encodings, buckets, longest=None):
         longest = max(len(encoding) for encoding in encodings)
     length = bucket_length(longest, buckets)
     batch = tokenizer.pad(encodings, sequence_length=length)
-    return pad_rows(batch, row_bucket(len(encodings)))
+    return pad_rows(batch, inference_rows(len(encodings)))
 
 
 def predict_in_batches(model, tokenizer, encodings, batch_size, same_length=False):

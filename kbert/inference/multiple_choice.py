@@ -11,8 +11,8 @@ from kbert.inference.model_io import softmax
 from kbert.inference.results import Choice
 from kbert.preprocessing.length_buckets import DEFAULT_BATCH_SIZE
 from kbert.preprocessing.length_buckets import bucket_length
+from kbert.preprocessing.data_parallel_rows import inference_rows
 from kbert.preprocessing.length_buckets import pad_rows
-from kbert.preprocessing.length_buckets import row_bucket
 from kbert.preprocessing.length_buckets import length_sorted_batches
 from kbert.preprocessing.multiple_choice_preprocessor import parse_choice_inputs
 from kbert.preprocessing.text_encoding import encode_texts
@@ -90,4 +90,4 @@ def _predict_by_choice_count(model, tokenizer, encodings, batch_size):
                 name: np.asarray(values, dtype=np.int32).reshape(len(rows), int(count), length)
                 for name, values in padded.items()
             }  # (B, C, L)
-            yield rows, predict(model, pad_rows(inputs, row_bucket(len(rows))))
+            yield rows, predict(model, pad_rows(inputs, inference_rows(len(rows))))

@@ -5,6 +5,7 @@ from kbert.models.inference_method import InferenceMethod
 from kbert.models.label_task import LabelTask
 from kbert.preprocessing.token_classifier_preprocessor import TokenClassifierPreprocessor
 from kbert.training.ignore_class_accuracy import IgnoreClassAccuracy
+from kbert.training.token_cross_entropy import TokenCrossEntropy
 
 
 @keras.saving.register_keras_serializable(package="kbert")
@@ -34,7 +35,7 @@ class BertTokenClassifier(LabelTask):
     tag = InferenceMethod(tag)
 
     def default_loss(self):
-        return keras.losses.SparseCategoricalCrossentropy(from_logits=True, ignore_class=-100)
+        return TokenCrossEntropy(ignore_class=-100)
 
     def default_metrics(self):
         return [IgnoreClassAccuracy(ignore_class=-100, name="accuracy")]

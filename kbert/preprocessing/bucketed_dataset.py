@@ -6,6 +6,7 @@ import keras
 import numpy as np
 
 from kbert.argument_checks import check_positive_int
+from kbert.preprocessing.data_parallel_rows import IGNORED_LABEL
 from kbert.preprocessing.data_parallel_rows import data_parallel_replicas
 from kbert.preprocessing.data_parallel_rows import filled_weights
 from kbert.preprocessing.data_parallel_rows import process_share
@@ -22,9 +23,6 @@ from kbert.preprocessing.length_buckets import length_buckets
 from kbert.preprocessing.length_buckets import length_sorted_batches
 from kbert.preprocessing.length_buckets import pad_rows
 from kbert.preprocessing.length_buckets import row_bucket
-
-# Label value the task losses ignore (sub-word continuations, padding).
-IGNORED_LABEL = -100
 
 
 class BucketedDataset(keras.utils.PyDataset):

@@ -9,6 +9,11 @@ one of the real rows alone, so the gradients are those of one device.
 import keras
 import numpy as np
 
+from kbert.preprocessing.length_buckets import row_bucket
+
+# Label value the task losses ignore (sub-word continuations, padding).
+IGNORED_LABEL = -100
+
 
 def data_parallel_replicas():
     """Devices each batch is split over: those of the batch axis of the current
@@ -27,6 +32,20 @@ def data_parallel_replicas():
     return int(mesh.shape[list(mesh.axis_names).index(distribution.batch_dim_name)])
 
 
+def real_share(rows, replicas):
+    """The share of real rows in a batch of `rows` rows filled up for `replicas` devices."""
+    return rows / (rows + (-rows % replicas))
+
+
+def inference_rows(count):
+    """The rows a forward pass on `count` rows is padded to: `row_bucket(count)`, rounded
+    up to a multiple of `data_parallel_replicas()`, so that the devices split it evenly
+    (under `tf.distribute`, an uneven batch leaves a replica short and its collectives
+    out of step with the others')."""
+    replicas = data_parallel_replicas()
+    return -(-row_bucket(count) // replicas) * replicas
+
+
 def process_share():
     """`(index, count)`: this process's share of every global batch under the current
     distribution, `(0, 1)` for a single process. Process `i` of `P` feeds rows
@@ -43,10 +62,12 @@ def filled_weights(labels, sample_weights, rows, filled, length):
     """Sample weights of a batch of `rows` filled up to `filled` rows of `length` tokens.
 
     Fillers weigh 0. A per-example label (an array leaf of `labels`) is averaged over
-    the whole batch, so its real rows weigh `filled / len(rows)`; per-token labels (a
-    list leaf) are averaged over the tokens that count (the fillers' labels are ignored
-    ones), so theirs weigh 1, one weight per token (Keras multiplies them with the
-    ignored-label mask).
+    the whole batch, so its real rows weigh `filled / len(rows)`. A per-token label (a
+    list leaf) weighs, on each labelled token, `filled * length / labelled`, where
+    `labelled` counts the batch's tokens whose label is not `IGNORED_LABEL`: a loss
+    that sums over the batch's `filled * length` slots (`TokenCrossEntropy` given
+    weights) then takes the mean over the labelled tokens of the whole global batch,
+    even where each replica of a `tf.distribute` strategy sums its own share.
 
     Args:
         labels: a `BucketedDataset`'s labels: a leaf or a dict of leaves.
@@ -69,7 +90,11 @@ def filled_weights(labels, sample_weights, rows, filled, length):
         if isinstance(leaf, np.ndarray):
             real = real * np.float32(filled / len(rows))
             weights[key] = np.concatenate([real, np.zeros(fillers, np.float32)])
-        else:
-            per_token = np.repeat(real[:, None], length, axis=1)
-            weights[key] = np.concatenate([per_token, np.zeros((fillers, length), np.float32)])
+            continue
+        labelled = np.zeros((filled, length), np.float32)
+        for row, example in enumerate(rows):
+            labelled[row, : len(leaf[example])] = np.asarray(leaf[example]) != IGNORED_LABEL
+        scale = np.float32(filled * length / max(labelled.sum(), 1.0))
+        row_weights = np.concatenate([real, np.zeros(fillers, np.float32)])[:, None]
+        weights[key] = labelled * row_weights * scale
     return weights if isinstance(labels, dict) else weights[None]

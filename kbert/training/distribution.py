@@ -6,8 +6,8 @@ averaged, so the run follows the same loss curve as one device with the same glo
 batch. A batch whose size the devices do not divide (the epoch's one smaller batch of
 a `BucketedDataset`, an evaluation's last) is filled up with rows that weigh nothing
 (`BucketedDataset` asks `data_parallel_replicas`): gradients and weights are those of
-one device; only the logged training loss, Keras' mean over a batch's rows, counts the
-fillers' rows too. On JAX it goes
+one device, and so is the logged training loss (Keras' running mean weighs a batch by
+its rows; `StepCallback` takes the fillers' share back out). On JAX it goes
 through `keras.distribution.DataParallel` (the same code path on one device); on
 TensorFlow through a `tf.distribute.TPUStrategy` when there is a TPU (`TPU_NAME`, or
 a TPU VM's own chips: `tpu_address`), else a `MirroredStrategy` scope over the local
@@ -118,8 +118,13 @@ def data_parallel(enabled=True):
         keras.distribution.set_distribution(
             keras.distribution.DataParallel(devices=devices, auto_shard_dataset=False)
         )
+        import jax
+
         logger.info(
-            "Data parallel over %d device(s): %s", len(devices), ", ".join(devices)
+            "Data parallel over %d device(s) in %d process(es): %s",
+            len(devices),
+            jax.process_count(),
+            ", ".join(devices),
         )
         try:
             yield len(devices)
@@ -132,12 +137,12 @@ def data_parallel(enabled=True):
         if tpu is not None:
             strategy = tpu_strategy(tpu)
         elif len(tf.config.list_logical_devices("GPU")) >= 2:
-            strategy = tf.distribute.MirroredStrategy()
+            strategy = _mirrored_strategy(None)
         elif len(tf.config.list_logical_devices("CPU")) >= 2:
             # The CPU split into logical devices on purpose (tf.config.
             # set_logical_device_configuration): mirror over them, as over GPUs.
-            strategy = tf.distribute.MirroredStrategy(
-                [device.name for device in tf.config.list_logical_devices("CPU")]
+            strategy = _mirrored_strategy(
+                tuple(device.name for device in tf.config.list_logical_devices("CPU"))
             )
         else:
             # One device: TensorFlow's default strategy is the same computation.
@@ -160,6 +165,23 @@ def data_parallel(enabled=True):
             backend,
         )
         yield 1
+
+
+# One MirroredStrategy per device set and process: a second one numbers its collectives
+# afresh, and TensorFlow then matches them with the first one's (a second run in the
+# same process stopped with "Shape mismatch in the collective instance").
+_MIRRORED_STRATEGIES = {}
+
+
+def _mirrored_strategy(devices):
+    """The process's `tf.distribute.MirroredStrategy` over `devices` (None: the GPUs)."""
+    import tensorflow as tf
+
+    if devices not in _MIRRORED_STRATEGIES:
+        _MIRRORED_STRATEGIES[devices] = tf.distribute.MirroredStrategy(
+            None if devices is None else list(devices)
+        )
+    return _MIRRORED_STRATEGIES[devices]
 
 
 def tpu_address():
