@@ -23,6 +23,7 @@ from kbert.inference.context_windows import window_logits
 from kbert.inference.model_io import resolve_tokenizer
 from kbert.inference.model_io import softmax
 from kbert.inference.results import AnswerResult
+from kbert.inference.inference_engine import engine_model
 from kbert.inference.results import AnswerSpan
 from kbert.preprocessing.length_buckets import DEFAULT_BATCH_SIZE
 from kbert.tokenizer.bert_tokenizer import CONTINUING_SUBWORD_PREFIX
@@ -38,6 +39,8 @@ def answer(
     windowing=QuestionWindowing(),
     null_threshold=None,
     batch_size=DEFAULT_BATCH_SIZE,
+    engine="auto",
+    quantize=None,
 ):
     """Finds the `top_k` best answers to `question` in `context`.
 
@@ -56,6 +59,10 @@ def answer(
             answers "no answer" (`is_impossible=True`, no answers) when
             `no_answer_score - best span score > null_threshold`.
         batch_size: windows per forward pass.
+        engine: "auto", "keras" or "onnxruntime": what runs the forward passes
+            (`kbert.inference.inference_engine`); "auto" is Keras unless ONNX Runtime
+            was measured faster.
+        quantize: None, or "int8" for int8 weights (never the default).
 
     Returns:
         An `AnswerResult`. An empty (or whitespace-only) context gives "no answer"
@@ -75,6 +82,7 @@ def answer(
     True
     """
     tokenizer = resolve_tokenizer(model, tokenizer)
+    model = engine_model(model, engine, quantize)
     top_k = check_positive_int("top_k", top_k)
     max_answer_length = check_positive_int("max_answer_length", max_answer_length)
     batch_size = check_positive_int("batch_size", batch_size)
