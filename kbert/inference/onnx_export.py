@@ -122,7 +122,8 @@ def _export_in_process(model, path):
     require_extra("tf2onnx", "ONNX export")
     tf2onnx_logger = logging.getLogger("tf2onnx")
     level = tf2onnx_logger.level
-    tf2onnx_logger.setLevel(logging.ERROR)
+    # It logs the Erfc it cannot convert as an error; `repair_graph` replaces it.
+    tf2onnx_logger.setLevel(logging.CRITICAL)
     try:
         with tempfile.TemporaryDirectory(prefix="kbert-onnx-") as folder:
             raw = pathlib.Path(folder) / ONNX_FILE
