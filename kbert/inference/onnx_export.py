@@ -57,11 +57,14 @@ def export_graph(model, path, tokenizer=None):
     import keras
 
     path = pathlib.Path(path)
-    policy = getattr(getattr(model, "dtype_policy", None), "name", "float32")
-    if policy != "float32":
+    policies = {getattr(getattr(part, "dtype_policy", None), "name", "float32")
+                for part in (model, getattr(model, "backbone", model))}
+    dtypes = {str(variable.dtype) for variable in model.weights}
+    if policies | dtypes != {"float32"}:
+        policy = sorted((policies | dtypes) - {"float32"})[0]
         raise ValueError(
             f"ONNX export needs a float32 model; load it with dtype='float32'. "
-            f"Received: a model with dtype policy {policy!r}"
+            f"Received: a model in {policy!r}"
         )
     require_extra("onnx", "ONNX export")
     if keras.config.backend() == EXPORT_BACKEND:
