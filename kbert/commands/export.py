@@ -63,6 +63,12 @@ def _export_onnx(source, destination, overwrite):
     from kbert.inference.onnx_folder import write_onnx_folder
 
     if keras.config.backend() != EXPORT_BACKEND:
+        from kbert.checkpoints.convert import check_destination
+        from kbert.inference.onnx_folder import is_onnx_folder
+
+        # Checked here too, so that the refusal is this command's, not the child's.
+        check_destination(pathlib.Path(destination).expanduser(), overwrite, is_onnx_folder,
+                          "an ONNX folder")
         export_in_child(source, destination, overwrite=overwrite)
         return pathlib.Path(destination).expanduser().resolve()
     from kbert.checkpoints.kbert_preset import read_preset_config

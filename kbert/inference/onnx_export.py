@@ -85,7 +85,8 @@ def export_in_child(source, destination, overwrite=False):
     """Runs `kbert export SOURCE DESTINATION --format onnx` on the TensorFlow backend.
 
     Raises:
-        RuntimeError: with the child's last line of error when it fails.
+        OSError: with the child's last line of error when it fails (the command line
+            prints it as the error).
     """
     require_extra("tensorflow", "ONNX export")
     require_extra("tf2onnx", "ONNX export")
@@ -98,7 +99,7 @@ def export_in_child(source, destination, overwrite=False):
     if done.returncode != 0:
         lines = [line for line in done.stderr.splitlines() if line.strip()]
         reason = lines[-1] if lines else f"exit status {done.returncode}"
-        raise RuntimeError(f"The ONNX export on the TensorFlow backend failed: {reason}")
+        raise OSError(f"The ONNX export on the TensorFlow backend failed: {reason}")
 
 
 def input_signature(model):
