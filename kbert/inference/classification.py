@@ -34,10 +34,8 @@ def classify(
         pairs: None, or the second text of each pair: a string for a single
             string `text_or_texts`, else a list as long as it.
         batch_size: texts per forward pass.
-        engine: "auto", "keras" or "onnxruntime": what runs the forward passes
-            (`kbert.inference.inference_engine`); "auto" is Keras unless ONNX Runtime
-            was measured faster.
-        quantize: None, or "int8" for int8 weights (never the default).
+        engine, quantize: what runs the forward passes, "auto", "keras" or "onnxruntime",
+            and with which weights, None or "int8" (`kbert.inference.inference_engine`).
 
     Returns:
         A `Classification` for a string, a list of them for a list.

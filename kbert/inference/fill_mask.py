@@ -65,10 +65,8 @@ def fill_mask(
             running the model again with the filled-in token after each step;
             each mask's candidates are those of the step that filled it.
         batch_size: texts per forward pass.
-        engine: "auto", "keras" or "onnxruntime": what runs the forward passes
-            (`kbert.inference.inference_engine`); "auto" is Keras unless ONNX Runtime
-            was measured faster.
-        quantize: None, or "int8" for int8 weights (never the default).
+        engine, quantize: what runs the forward passes, "auto", "keras" or "onnxruntime",
+            and with which weights, None or "int8" (`kbert.inference.inference_engine`).
 
     Returns:
         A `FillMaskResult` for a string, a list of them for a list.
@@ -92,7 +90,6 @@ def fill_mask(
     target_ids = None if targets is None else _target_ids(tokenizer, targets)
     if not isinstance(joint, bool):
         raise ValueError(f"`joint` must be True or False. Received: joint={joint!r}")
-
     encodings = encode_texts(tokenizer, texts, None, sequence_limit(model, tokenizer))
     check_masks(tokenizer, texts, encodings)
     buckets = model_buckets(model)

@@ -36,10 +36,8 @@ def choose(
         endings: for a string context, a list of at least two ending strings; for a
             list of contexts, one such list per context (their lengths may differ).
         batch_size: contexts per forward pass.
-        engine: "auto", "keras" or "onnxruntime": what runs the forward passes
-            (`kbert.inference.inference_engine`); "auto" is Keras unless ONNX Runtime
-            was measured faster.
-        quantize: None, or "int8" for int8 weights (never the default).
+        engine, quantize: what runs the forward passes, "auto", "keras" or "onnxruntime",
+            and with which weights, None or "int8" (`kbert.inference.inference_engine`).
 
     Returns:
         A `Choice` for a string context, a list of them for a list.

@@ -59,10 +59,8 @@ def answer(
             answers "no answer" (`is_impossible=True`, no answers) when
             `no_answer_score - best span score > null_threshold`.
         batch_size: windows per forward pass.
-        engine: "auto", "keras" or "onnxruntime": what runs the forward passes
-            (`kbert.inference.inference_engine`); "auto" is Keras unless ONNX Runtime
-            was measured faster.
-        quantize: None, or "int8" for int8 weights (never the default).
+        engine, quantize: what runs the forward passes, "auto", "keras" or "onnxruntime",
+            and with which weights, None or "int8" (`kbert.inference.inference_engine`).
 
     Returns:
         An `AnswerResult`. An empty (or whitespace-only) context gives "no answer"

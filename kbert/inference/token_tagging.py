@@ -49,10 +49,8 @@ def tag(
             the first sub-word's probabilities (the convention of training),
             "average" the mean of its sub-words' probabilities.
         batch_size: texts per forward pass.
-        engine: "auto", "keras" or "onnxruntime": what runs the forward passes
-            (`kbert.inference.inference_engine`); "auto" is Keras unless ONNX Runtime
-            was measured faster.
-        quantize: None, or "int8" for int8 weights (never the default).
+        engine, quantize: what runs the forward passes, "auto", "keras" or "onnxruntime",
+            and with which weights, None or "int8" (`kbert.inference.inference_engine`).
 
     Returns:
         For a string, a list of `EntitySpan` in text order; for a list of
