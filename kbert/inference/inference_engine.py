@@ -137,10 +137,13 @@ def _entry(model):
     """The engines of `model`, reset when its weights changed."""
     stamp = _weights_stamp(model)
     entry = _ENGINES.get(model)
-    if entry is None or stamp is None or entry["stamp"] != stamp:
-        entry = {"stamp": stamp, "checksum": weights_checksum(model), "runners": {},
-                 "int8": None}
+    if entry is not None and stamp is not None and entry["stamp"] == stamp:
+        return entry
+    checksum = weights_checksum(model)
+    if entry is None or entry["checksum"] != checksum:
+        entry = {"stamp": stamp, "checksum": checksum, "runners": {}, "int8": None}
         _ENGINES[model] = entry
+    entry["stamp"] = stamp
     return entry
 
 
