@@ -2,7 +2,8 @@
 
 `pip install kbert` brings Keras, JAX (the default backend) and what the core uses. The
 other backends and the desktop app are extras: `kbert[tensorflow]`, `kbert[torch]`,
-`kbert[gui]`, `kbert[search]` (Optuna, for `kbert finetune --search`), or `kbert[all]` for every one. Code that finds one missing (the command
+`kbert[gui]`, `kbert[search]` (Optuna, for `kbert finetune --search`), `kbert[onnx]` (ONNX export
+and ONNX Runtime inference), or `kbert[all]` for every one. Code that finds one missing (the command
 line, the lazy package attributes, the Google checkpoint reader) turns the bare
 `ModuleNotFoundError` into a message naming the extra.
 """
@@ -14,6 +15,9 @@ EXTRAS = {
     "PySide6": ("PySide6 (the desktop app)", "gui"),
     "shiboken6": ("PySide6 (the desktop app)", "gui"),
     "optuna": ("Optuna (the fine-tuning search)", "search"),
+    "onnxruntime": ("ONNX Runtime", "onnx"),
+    "onnx": ("ONNX", "onnx"),
+    "tf2onnx": ("tf2onnx (ONNX export)", "onnx"),
 }
 
 

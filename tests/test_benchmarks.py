@@ -301,14 +301,16 @@ def test_cpu_inference_compares_kbert_with_onnx_runtime_and_transformers(benchma
     result = measure(size="tiny", vocabulary_size=1000, workloads=(1, 5), rounds=1, warmup=0)
     for count in ("1", "5"):
         figures = result["workloads"][count]
-        # The same weights: the three engines' probabilities agree.
-        assert max(figures["probability_difference"].values()) < 1e-4
+        # The same weights: the float32 engines' probabilities agree; int8 moves them.
+        differences = figures["probability_difference"]
+        assert max(differences[name] for name in ENGINES if "int8" not in name) < 1e-4
+        assert all(0 <= differences[name] < 0.2 for name in ENGINES if "int8" in name)
         for engine in ENGINES:
             assert figures["milliseconds"][engine]["runs"] == 1
         ratio = figures["milliseconds"]["kbert"]["median"] / figures["milliseconds"]["onnxruntime"]["median"]
         assert figures["kbert_over_onnxruntime"] == pytest.approx(ratio)
     assert result["workloads"]["5"]["max_words"] <= 40
-    assert "kbert/ORT" in format_table(result)
+    assert "kbert-onnxruntime-int8" in format_table(result)
 
 
 # --- Host work per step and the CPU design choices ------------------------------------------

@@ -175,7 +175,8 @@ def test_the_core_install_is_keras_and_jax_and_the_extras_add_the_rest():
     assert names(extras["tensorflow"]) == {"tensorflow"}
     assert names(extras["torch"]) == {"torch"}
     assert names(extras["gui"]) == {"pyside6"}
-    assert extras["all"] == ["kbert[tensorflow,torch,gui,search]"]
+    assert names(extras["onnx"]) == {"onnxruntime", "onnx", "tf2onnx", "tensorflow"}
+    assert extras["all"] == ["kbert[tensorflow,torch,gui,search,onnx]"]
     assert "kbert[all]" in extras["test"]  # scripts/setup.sh and CI install everything
 
 

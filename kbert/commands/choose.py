@@ -2,6 +2,7 @@
 
 from kbert.commands import EXIT_OK
 from kbert.commands.inference_inputs import add_common_arguments
+from kbert.commands.inference_inputs import engine_options
 from kbert.commands.inference_inputs import load_model
 from kbert.commands.inference_inputs import map_in_batches
 from kbert.commands.inference_inputs import print_json
@@ -61,6 +62,7 @@ def run(args):
             [contexts[index] for index in batch],
             [endings[index] for index in batch],
             batch_size=args.batch_size,
+            **engine_options(args),
         ),
         list(range(len(contexts))),
         args.batch_size,

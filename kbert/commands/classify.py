@@ -4,6 +4,7 @@ import dataclasses
 
 from kbert.commands import EXIT_OK
 from kbert.commands.inference_inputs import add_common_arguments
+from kbert.commands.inference_inputs import engine_options
 from kbert.commands.inference_inputs import load_model
 from kbert.commands.inference_inputs import map_in_batches
 from kbert.commands.inference_inputs import print_json
@@ -75,6 +76,7 @@ def run(args):
             [texts[index] for index in batch],
             pairs=None if pairs is None else [pairs[index] for index in batch],
             batch_size=args.batch_size,
+            **engine_options(args),
         ),
         indices,
         args.batch_size,

@@ -55,6 +55,7 @@ def add_parser(subparsers):
         parser,
         texts_help="texts to embed",
         file_help='more texts, one per line ("-" for stdin)',
+        engines=False,
     )
     parser.add_argument("--layers", metavar="SPEC", help=LAYERS_HELP)
     parser.add_argument(

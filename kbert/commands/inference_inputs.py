@@ -19,8 +19,9 @@ MANY_INPUTS = 16
 BATCHES_PER_CHUNK = 32
 
 
-def add_common_arguments(parser, file_help, texts_help=None):
-    """`TEXT...` (when `texts_help` is given), `--model`, `--file`, `--json`, `--batch-size`."""
+def add_common_arguments(parser, file_help, texts_help=None, engines=True):
+    """`TEXT...` (when `texts_help` is given), `--model`, `--file`, `--json`, `--batch-size`,
+    and with `engines` `--engine` and `--quantize` (`engine_options` reads them)."""
     if texts_help is not None:
         parser.add_argument("texts", nargs="*", metavar="TEXT", help=texts_help)
     parser.add_argument(
@@ -42,6 +43,25 @@ def add_common_arguments(parser, file_help, texts_help=None):
         metavar="N",
         help=f"inputs per forward pass (default: {DEFAULT_BATCH_SIZE})",
     )
+    if engines:
+        parser.add_argument(
+            "--engine",
+            choices=("auto", "keras", "onnxruntime"),
+            default="auto",
+            help="what runs the model: keras, onnxruntime (the model exported to ONNX once, "
+            "cached), or auto (default: Keras unless ONNX Runtime was measured faster)",
+        )
+        parser.add_argument(
+            "--quantize",
+            choices=("int8",),
+            default=None,
+            help="run with int8 weights (faster on a CPU, slightly different scores)",
+        )
+
+
+def engine_options(args):
+    """The `engine` and `quantize` arguments of the inference calls, from the command line."""
+    return {"engine": args.engine, "quantize": args.quantize}
 
 
 def read_lines(path):

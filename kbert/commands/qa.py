@@ -2,6 +2,7 @@
 
 from kbert.commands import EXIT_OK
 from kbert.commands.inference_inputs import add_common_arguments
+from kbert.commands.inference_inputs import engine_options
 from kbert.commands.inference_inputs import load_model
 from kbert.commands.inference_inputs import map_in_batches
 from kbert.commands.inference_inputs import print_json
@@ -112,6 +113,7 @@ def run(args):
             windowing=windowing,
             null_threshold=args.null_threshold,
             batch_size=args.batch_size,
+            **engine_options(args),
         )
 
     results = map_in_batches(answer_batch, records, args.batch_size, "qa")

@@ -2,6 +2,7 @@
 
 from kbert.commands import EXIT_OK
 from kbert.commands.inference_inputs import add_common_arguments
+from kbert.commands.inference_inputs import engine_options
 from kbert.commands.inference_inputs import load_model
 from kbert.commands.inference_inputs import map_in_batches
 from kbert.commands.inference_inputs import print_json
@@ -41,7 +42,9 @@ def run(args):
     require_inputs(texts, "texts")
     model = load_model(BertTokenClassifier, args.model)
     results = map_in_batches(
-        lambda batch: model.tag(batch, aggregation=args.aggregation, batch_size=args.batch_size),
+        lambda batch: model.tag(
+            batch, aggregation=args.aggregation, batch_size=args.batch_size, **engine_options(args)
+        ),
         texts,
         args.batch_size,
         "tag",

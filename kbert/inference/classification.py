@@ -5,13 +5,22 @@ from kbert.inference.model_io import predict_in_batches
 from kbert.inference.model_io import resolve_tokenizer
 from kbert.inference.model_io import sequence_limit
 from kbert.inference.model_io import softmax
+from kbert.inference.inference_engine import engine_model
 from kbert.inference.results import Classification
 from kbert.preprocessing.length_buckets import DEFAULT_BATCH_SIZE
 from kbert.preprocessing.text_encoding import texts_and_pairs
 from kbert.preprocessing.text_encoding import encode_texts
 
 
-def classify(model, tokenizer, text_or_texts, pairs=None, batch_size=DEFAULT_BATCH_SIZE):
+def classify(
+    model,
+    tokenizer,
+    text_or_texts,
+    pairs=None,
+    batch_size=DEFAULT_BATCH_SIZE,
+    engine="auto",
+    quantize=None,
+):
     """Label probabilities for one or several texts (or text pairs).
 
     Args:
@@ -25,6 +34,8 @@ def classify(model, tokenizer, text_or_texts, pairs=None, batch_size=DEFAULT_BAT
         pairs: None, or the second text of each pair: a string for a single
             string `text_or_texts`, else a list as long as it.
         batch_size: texts per forward pass.
+        engine, quantize: what runs the forward passes, "auto", "keras" or "onnxruntime",
+            and with which weights, None or "int8" (`kbert.inference.inference_engine`).
 
     Returns:
         A `Classification` for a string, a list of them for a list.
@@ -38,6 +49,7 @@ def classify(model, tokenizer, text_or_texts, pairs=None, batch_size=DEFAULT_BAT
     {'entailment': 0.91, 'neutral': 0.06, 'contradiction': 0.03}
     """
     tokenizer = resolve_tokenizer(model, tokenizer)
+    model = engine_model(model, engine, quantize)
     texts, pairs, single = texts_and_pairs(text_or_texts, pairs, "text_or_texts")
     batch_size = check_positive_int("batch_size", batch_size)
     encodings = encode_texts(tokenizer, texts, pairs, sequence_limit(model, tokenizer))

@@ -20,6 +20,7 @@ from kbert.inference.model_io import softmax
 from kbert.inference.results import FillMaskResult
 from kbert.inference.results import MaskFill
 from kbert.inference.results import MaskPrediction
+from kbert.inference.inference_engine import engine_model
 from kbert.inference.results import substitute_spans
 from kbert.preprocessing.length_buckets import DEFAULT_BATCH_SIZE
 from kbert.preprocessing.length_buckets import power_of_two_bucket
@@ -37,6 +38,8 @@ def fill_mask(
     targets=None,
     joint=False,
     batch_size=DEFAULT_BATCH_SIZE,
+    engine="auto",
+    quantize=None,
 ):
     """Predicts the tokens hidden behind each `[MASK]` of one or several texts.
 
@@ -62,6 +65,8 @@ def fill_mask(
             running the model again with the filled-in token after each step;
             each mask's candidates are those of the step that filled it.
         batch_size: texts per forward pass.
+        engine, quantize: what runs the forward passes, "auto", "keras" or "onnxruntime",
+            and with which weights, None or "int8" (`kbert.inference.inference_engine`).
 
     Returns:
         A `FillMaskResult` for a string, a list of them for a list.
@@ -78,13 +83,13 @@ def fill_mask(
     'The cat sat on the mat.'
     """
     tokenizer = resolve_tokenizer(model, tokenizer)
+    model = engine_model(model, engine, quantize)
     texts, single = as_text_list(text_or_texts, "text_or_texts")
     top_k = check_positive_int("top_k", top_k)
     batch_size = check_positive_int("batch_size", batch_size)
     target_ids = None if targets is None else _target_ids(tokenizer, targets)
     if not isinstance(joint, bool):
         raise ValueError(f"`joint` must be True or False. Received: joint={joint!r}")
-
     encodings = encode_texts(tokenizer, texts, None, sequence_limit(model, tokenizer))
     check_masks(tokenizer, texts, encodings)
     buckets = model_buckets(model)

@@ -8,6 +8,7 @@ from kbert.inference.model_io import predict
 from kbert.inference.model_io import resolve_tokenizer
 from kbert.inference.model_io import sequence_limit
 from kbert.inference.model_io import softmax
+from kbert.inference.inference_engine import engine_model
 from kbert.inference.results import Choice
 from kbert.preprocessing.length_buckets import DEFAULT_BATCH_SIZE
 from kbert.preprocessing.length_buckets import bucket_length
@@ -18,7 +19,9 @@ from kbert.preprocessing.multiple_choice_preprocessor import parse_choice_inputs
 from kbert.preprocessing.text_encoding import encode_texts
 
 
-def choose(model, tokenizer, context, endings, batch_size=DEFAULT_BATCH_SIZE):
+def choose(
+    model, tokenizer, context, endings, batch_size=DEFAULT_BATCH_SIZE, engine="auto", quantize=None
+):
     """The most probable ending of a context, and the probability of every ending.
 
     Each (context, ending) pair is encoded as `[CLS] context [SEP] ending [SEP]`
@@ -33,6 +36,8 @@ def choose(model, tokenizer, context, endings, batch_size=DEFAULT_BATCH_SIZE):
         endings: for a string context, a list of at least two ending strings; for a
             list of contexts, one such list per context (their lengths may differ).
         batch_size: contexts per forward pass.
+        engine, quantize: what runs the forward passes, "auto", "keras" or "onnxruntime",
+            and with which weights, None or "int8" (`kbert.inference.inference_engine`).
 
     Returns:
         A `Choice` for a string context, a list of them for a list.
@@ -46,6 +51,7 @@ def choose(model, tokenizer, context, endings, batch_size=DEFAULT_BATCH_SIZE):
     [1, 2]
     """
     tokenizer = resolve_tokenizer(model, tokenizer)
+    model = engine_model(model, engine, quantize)
     batch_size = check_positive_int("batch_size", batch_size)
     single = isinstance(context, str)
     fields = parse_choice_inputs({"context": context, "endings": endings})

@@ -23,6 +23,7 @@ from kbert.inference.context_windows import grouped_window_logits
 from kbert.inference.model_io import resolve_tokenizer
 from kbert.inference.model_io import softmax
 from kbert.inference.results import AnswerResult
+from kbert.inference.inference_engine import engine_model
 from kbert.inference.results import AnswerSpan
 from kbert.preprocessing.length_buckets import DEFAULT_BATCH_SIZE
 from kbert.preprocessing.text_encoding import questions_and_contexts
@@ -39,6 +40,8 @@ def answer(
     windowing=QuestionWindowing(),
     null_threshold=None,
     batch_size=DEFAULT_BATCH_SIZE,
+    engine="auto",
+    quantize=None,
 ):
     """Finds the `top_k` best answers to `question` in `context`.
 
@@ -63,6 +66,8 @@ def answer(
             answers "no answer" (`is_impossible=True`, no answers) when
             `no_answer_score - best span score > null_threshold`.
         batch_size: windows per forward pass.
+        engine, quantize: what runs the forward passes, "auto", "keras" or "onnxruntime",
+            and with which weights, None or "int8" (`kbert.inference.inference_engine`).
 
     Returns:
         An `AnswerResult` for a question string, a list of them otherwise. An empty
@@ -84,6 +89,7 @@ def answer(
     ['The cat', 'on the mat']
     """
     tokenizer = resolve_tokenizer(model, tokenizer)
+    model = engine_model(model, engine, quantize)
     top_k = check_positive_int("top_k", top_k)
     max_answer_length = check_positive_int("max_answer_length", max_answer_length)
     batch_size = check_positive_int("batch_size", batch_size)

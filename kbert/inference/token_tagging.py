@@ -16,6 +16,7 @@ from kbert.inference.model_io import predict_in_batches
 from kbert.inference.model_io import resolve_tokenizer
 from kbert.inference.model_io import sequence_limit
 from kbert.inference.model_io import softmax
+from kbert.inference.inference_engine import engine_model
 from kbert.inference.results import EntitySpan
 from kbert.metrics import extract_entities
 from kbert.preprocessing.length_buckets import DEFAULT_BATCH_SIZE
@@ -25,7 +26,15 @@ from kbert.preprocessing.text_encoding import encode_texts
 AGGREGATIONS = ("first", "average")
 
 
-def tag(model, tokenizer, text_or_texts, aggregation="first", batch_size=DEFAULT_BATCH_SIZE):
+def tag(
+    model,
+    tokenizer,
+    text_or_texts,
+    aggregation="first",
+    batch_size=DEFAULT_BATCH_SIZE,
+    engine="auto",
+    quantize=None,
+):
     """Finds the entities of one or several texts.
 
     Args:
@@ -40,6 +49,8 @@ def tag(model, tokenizer, text_or_texts, aggregation="first", batch_size=DEFAULT
             the first sub-word's probabilities (the convention of training),
             "average" the mean of its sub-words' probabilities.
         batch_size: texts per forward pass.
+        engine, quantize: what runs the forward passes, "auto", "keras" or "onnxruntime",
+            and with which weights, None or "int8" (`kbert.inference.inference_engine`).
 
     Returns:
         For a string, a list of `EntitySpan` in text order; for a list of
@@ -54,6 +65,7 @@ def tag(model, tokenizer, text_or_texts, aggregation="first", batch_size=DEFAULT
     [('PER', 'Ada Lovelace'), ('LOC', 'Paris')]
     """
     tokenizer = resolve_tokenizer(model, tokenizer)
+    model = engine_model(model, engine, quantize)
     texts, single = as_text_list(text_or_texts, "text_or_texts")
     batch_size = check_positive_int("batch_size", batch_size)
     if aggregation not in AGGREGATIONS:

@@ -1,0 +1,218 @@
+"""Which engine runs an inference call's forward passes: Keras or ONNX Runtime.
+
+Every high-level call (`classify`, `tag`, `fill_mask`, `answer`, `choose`) takes
+`engine="auto" | "keras" | "onnxruntime"` and `quantize=None | "int8"` and hands them
+to `engine_model`, which returns what the call then runs: the Keras model itself, a
+copy of it quantized to int8 (`model.quantize("int8")`), or an `OnnxRuntimeModel` over
+its ONNX graph (dynamically quantized to int8 with
+`onnxruntime.quantization.quantize_dynamic` on request). Tokenization, batching and
+results are the same code for every engine.
+
+The graph is made once per weights: it is cached under `<cache>/onnx/<checksum>/`
+(`$KBERT_CACHE`, else `~/.cache/kbert`), keyed by a sha256 of the model's class and
+weights, written to a temporary file then renamed, under the entry's lock. Within a
+process the checksum is kept per model while its weights stay the same objects (on
+TensorFlow, whose variables change in place, it is taken on each call).
+
+"auto" picks ONNX Runtime only where it was measured faster (`AUTO_PREFERS_ONNX_RUNTIME`,
+benchmarks/NOTES.md section 8): then on a CPU, when onnxruntime is installed and the
+graph is cached or can be made; else Keras. When onnxruntime is missing, "auto" says so
+in one log line (once per process) and runs Keras; "onnxruntime" raises.
+"""
+
+import hashlib
+import importlib.util
+import logging
+import weakref
+
+from kbert.optional_packages import require_extra
+
+logger = logging.getLogger("kbert.inference")
+
+ENGINES = ("auto", "keras", "onnxruntime")
+QUANTIZATIONS = (None, "int8")
+# Measured in benchmarks/NOTES.md section 8: False keeps "auto" on Keras everywhere.
+AUTO_PREFERS_ONNX_RUNTIME = False
+ONNX_CACHE_FOLDER = "onnx"
+GRAPH_FILES = {None: "model.onnx", "int8": "model.int8.onnx"}
+_CHECKSUM_CHUNK_BYTES = 1 << 24
+
+# Per Keras model: its weights' stamp and checksum, its runners and its int8 copy.
+_ENGINES = weakref.WeakKeyDictionary()
+_told_missing = False
+
+
+def engine_model(model, engine="auto", quantize=None):
+    """What runs `model`'s forward passes for `engine` and `quantize` (see the module doc).
+
+    Args:
+        model: a kbert Keras model (anything else, such as an `OnnxRuntimeModel`, is
+            returned as it is).
+        engine: "auto", "keras" or "onnxruntime".
+        quantize: None, or "int8": int8 weights (ONNX Runtime's dynamic quantization, or
+            Keras' `quantize("int8")` on a copy of the model for the Keras engine).
+
+    Returns:
+        `model`, its int8 copy, or an `OnnxRuntimeModel`.
+    """
+    if engine not in ENGINES:
+        raise ValueError(f"`engine` must be one of {list(ENGINES)}. Received: engine={engine!r}")
+    if quantize not in QUANTIZATIONS:
+        raise ValueError(
+            f"`quantize` must be None or 'int8'. Received: quantize={quantize!r}"
+        )
+    if not hasattr(model, "stateless_call"):
+        return model  # not a Keras model: it runs itself
+    if engine == "auto":
+        engine = "onnxruntime" if _auto_picks_onnx_runtime(model) else "keras"
+    if engine == "keras":
+        return model if quantize is None else _keras_int8(model)
+    require_extra("onnxruntime", "The ONNX Runtime engine")
+    return _onnx_runtime_model(model, quantize)
+
+
+def _auto_picks_onnx_runtime(model):
+    global _told_missing
+    if not AUTO_PREFERS_ONNX_RUNTIME or not on_cpu():
+        return False
+    if importlib.util.find_spec("onnxruntime") is None:
+        if not _told_missing:
+            logger.info("onnxruntime is not installed; inference runs on Keras "
+                        '(pip install "kbert[onnx]" for the ONNX Runtime engine).')
+            _told_missing = True
+        return False
+    return graph_path(model).is_file() or can_export()
+
+
+def on_cpu():
+    """Whether Keras runs on a CPU (no GPU or TPU in use)."""
+    import keras
+
+    backend = keras.config.backend()
+    if backend == "jax":
+        import jax
+
+        return jax.default_backend() == "cpu"
+    if backend == "torch":
+        import torch
+
+        return not torch.cuda.is_available()
+    if backend == "tensorflow":
+        import tensorflow as tf
+
+        return not tf.config.list_logical_devices("GPU")
+    return True
+
+
+def can_export():
+    """Whether this install can make ONNX graphs (onnx, tf2onnx and TensorFlow)."""
+    return all(importlib.util.find_spec(name) is not None
+               for name in ("onnx", "tf2onnx", "tensorflow"))
+
+
+def weights_checksum(model):
+    """The sha256 (hex) of `model`'s class, and every weight's path, dtype, shape and bytes."""
+    import keras
+    import numpy as np
+
+    digest = hashlib.sha256(type(model).__qualname__.encode("utf-8"))
+    for variable in model.weights:
+        value = np.ascontiguousarray(keras.ops.convert_to_numpy(variable))
+        digest.update(f"\0{variable.path}\0{value.dtype}\0{value.shape}\0".encode("utf-8"))
+        view = memoryview(value).cast("B")
+        for start in range(0, len(view), _CHECKSUM_CHUNK_BYTES):
+            digest.update(view[start:start + _CHECKSUM_CHUNK_BYTES])
+    return digest.hexdigest()
+
+
+def graph_path(model, quantize=None, cache_dir=None):
+    """The cache file of `model`'s ONNX graph (made or not), for `quantize`."""
+    from kbert.checkpoints.named_checkpoints import cache_root
+
+    key = _entry(model)["checksum"][:32]
+    return cache_root(cache_dir) / ONNX_CACHE_FOLDER / key / GRAPH_FILES[quantize]
+
+
+def _entry(model):
+    """The engines of `model`, reset when its weights changed."""
+    stamp = _weights_stamp(model)
+    entry = _ENGINES.get(model)
+    if entry is not None and stamp is not None and entry["stamp"] == stamp:
+        return entry
+    checksum = weights_checksum(model)
+    if entry is None or entry["checksum"] != checksum:
+        entry = {"stamp": stamp, "checksum": checksum, "runners": {}, "int8": None}
+        _ENGINES[model] = entry
+    entry["stamp"] = stamp
+    return entry
+
+
+def _weights_stamp(model):
+    """What changes when the weights change, cheaply; None where only a checksum tells.
+
+    JAX arrays are immutable (an update replaces the variable's value); PyTorch counts
+    in-place updates of a tensor in `_version`; TensorFlow variables change in place.
+    """
+    import keras
+
+    backend = keras.config.backend()
+    if backend == "jax":
+        return tuple(id(variable.value) for variable in model.weights)
+    if backend == "torch":
+        return tuple((id(variable.value), variable.value._version) for variable in model.weights)
+    return None
+
+
+def _onnx_runtime_model(model, quantize):
+    from kbert.inference.onnx_runtime_model import OnnxRuntimeModel
+
+    entry = _entry(model)
+    runner = entry["runners"].get(quantize)
+    if runner is None:
+        runner = entry["runners"][quantize] = OnnxRuntimeModel(model, _make_graph(model, quantize))
+    return runner
+
+
+def _make_graph(model, quantize):
+    """The cached graph of `model` for `quantize`, exported (and quantized) when missing."""
+    from kbert.files.atomic_write import atomic_path
+    from kbert.files.output_lock import OutputLock
+    from kbert.inference.onnx_export import export_graph
+
+    path = graph_path(model, quantize)
+    if path.is_file():
+        return path
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with OutputLock(path.parent):
+        if path.is_file():  # another process made it meanwhile
+            return path
+        float_path = graph_path(model)
+        if not float_path.is_file():
+            logger.info("Exporting the model to ONNX once, into %s.", float_path.parent)
+            export_graph(model, float_path)
+        if quantize == "int8":
+            from onnxruntime.quantization import QuantType
+            from onnxruntime.quantization import quantize_dynamic
+
+            with atomic_path(path) as temporary:
+                quantize_dynamic(str(float_path), str(temporary), weight_type=QuantType.QInt8)
+    return path
+
+
+def _keras_int8(model):
+    """A copy of `model` with Keras' int8 weights (`model.quantize("int8")`), kept per model."""
+    entry = _entry(model)
+    if entry["int8"] is None:
+        import tempfile
+
+        with tempfile.TemporaryDirectory(prefix="kbert-int8-") as folder:
+            model.save_to_preset(folder, tokenizer=getattr(model, "tokenizer", None))
+            copy = type(model).from_preset(folder)
+        import warnings
+
+        with warnings.catch_warnings():
+            # Keras names every layer without int8 weights (LayerNormalization, Dropout).
+            warnings.filterwarnings("ignore", message=r"Layer .* does not have a `quantize`")
+            copy.quantize("int8")
+        entry["int8"] = copy
+    return entry["int8"]

@@ -1,0 +1,183 @@
+"""ONNX graphs of kbert models, for ONNX Runtime: Keras' own `model.export(format="onnx")`.
+
+The graph is the model's forward pass (`call`): a task model gives what it computes (a
+masked-LM its logits at `mask_positions`, a classifier its logits, a question answerer
+`start_logits` and `end_logits`, a backbone `sequence_output` and `pooled_output`).
+Its inputs are named as the model's (`token_ids`, `segment_ids`, `padding_mask`, and
+`mask_positions` for a masked-LM), int32, with dynamic batch and length axes
+(`batch`, `length`; `choices` for multiple choice, `masks` for the mask positions); a single output is named `logits`.
+
+Keras exports to ONNX through tf2onnx on the TensorFlow backend, which is the one used
+here: on JAX Keras needs jax2onnx (not a kbert dependency), and the PyTorch exporter
+traces the sequence length into a constant. Under another backend the model is saved
+as a preset into a temporary folder and a `kbert export --format onnx` child process
+on TensorFlow writes the graph. tf2onnx has no ONNX form of TensorFlow's `Erfc` (in
+the exact GELU); the graph is repaired with `1 - Erf(x)`, which ONNX Runtime fuses.
+"""
+
+import logging
+import os
+import pathlib
+import subprocess
+import sys
+import tempfile
+
+from kbert.files.atomic_write import atomic_path
+from kbert.optional_packages import require_extra
+
+logger = logging.getLogger("kbert.inference")
+
+# The backend whose Keras exporter kbert uses.
+EXPORT_BACKEND = "tensorflow"
+# The ONNX file of an exported folder or cache entry.
+ONNX_FILE = "model.onnx"
+# The name of a model's single output in the graph.
+SINGLE_OUTPUT = "logits"
+# Names of the dynamic axes of the inputs, by rank; `mask_positions` has its own.
+_AXIS_NAMES = {2: ("batch", "length"), 3: ("batch", "choices", "length")}
+_MASK_AXES = ("batch", "masks")
+
+
+def export_graph(model, path, tokenizer=None):
+    """Writes the ONNX graph of `model` (a task model or a `BertBackbone`) to `path`.
+
+    Args:
+        model: a kbert Keras model, float32 (the precision ONNX export supports).
+        path: the `.onnx` file to write; written to a temporary file, then renamed.
+        tokenizer: saved with the model for the child process under another backend;
+            defaults to `model.tokenizer` (None for a backbone without one).
+
+    Returns:
+        `path` as a `pathlib.Path`.
+
+    Raises:
+        ValueError: for a model whose precision is not float32.
+        ModuleNotFoundError: when onnx, tf2onnx or TensorFlow is missing, naming the extra.
+    """
+    import keras
+
+    path = pathlib.Path(path)
+    policies = {getattr(getattr(part, "dtype_policy", None), "name", "float32")
+                for part in (model, getattr(model, "backbone", model))}
+    dtypes = {str(variable.dtype) for variable in model.weights}
+    if policies | dtypes != {"float32"}:
+        policy = sorted((policies | dtypes) - {"float32"})[0]
+        raise ValueError(
+            f"ONNX export needs a float32 model; load it with dtype='float32'. "
+            f"Received: a model in {policy!r}"
+        )
+    require_extra("onnx", "ONNX export")
+    if keras.config.backend() == EXPORT_BACKEND:
+        return _export_in_process(model, path)
+    if tokenizer is None:
+        tokenizer = getattr(model, "tokenizer", None)
+    with tempfile.TemporaryDirectory(prefix="kbert-onnx-") as folder:
+        preset = pathlib.Path(folder) / "preset"
+        model.save_to_preset(preset, tokenizer=tokenizer)
+        exported = pathlib.Path(folder) / "exported"
+        export_in_child(preset, exported)
+        with atomic_path(path) as temporary:
+            os.replace(exported / ONNX_FILE, temporary)
+    return path
+
+
+def export_in_child(source, destination, overwrite=False):
+    """Runs `kbert export SOURCE DESTINATION --format onnx` on the TensorFlow backend.
+
+    Raises:
+        OSError: with the child's last line of error when it fails (the command line
+            prints it as the error).
+    """
+    require_extra("tensorflow", "ONNX export")
+    require_extra("tf2onnx", "ONNX export")
+    command = [sys.executable, "-m", "kbert.cli", "export", str(source), str(destination),
+               "--format", "onnx"]
+    if overwrite:
+        command.append("--overwrite")
+    environment = dict(os.environ, KERAS_BACKEND=EXPORT_BACKEND, TF_CPP_MIN_LOG_LEVEL="3")
+    done = subprocess.run(command, env=environment, capture_output=True, text=True)
+    if done.returncode != 0:
+        lines = [line for line in done.stderr.splitlines() if line.strip()]
+        reason = lines[-1] if lines else f"exit status {done.returncode}"
+        raise OSError(f"The ONNX export on the TensorFlow backend failed: {reason}")
+
+
+def input_signature(model):
+    """One int32 `keras.InputSpec` per model input, by name, with the model's axes."""
+    import keras
+
+    return [
+        {
+            name: keras.InputSpec(shape=tuple(tensor.shape), dtype="int32", name=name)
+            for name, tensor in model.input.items()
+        }
+    ]
+
+
+def output_names(model):
+    """The graph's output names, in its order: a dict model's keys, sorted, else `logits`."""
+    if isinstance(model.output, dict):
+        return sorted(model.output)
+    return [SINGLE_OUTPUT]
+
+
+def _export_in_process(model, path):
+    onnx = require_extra("onnx", "ONNX export")
+    require_extra("tf2onnx", "ONNX export")
+    tf2onnx_logger = logging.getLogger("tf2onnx")
+    level = tf2onnx_logger.level
+    # It logs the Erfc it cannot convert as an error; `repair_graph` replaces it.
+    tf2onnx_logger.setLevel(logging.CRITICAL)
+    try:
+        with tempfile.TemporaryDirectory(prefix="kbert-onnx-") as folder:
+            raw = pathlib.Path(folder) / ONNX_FILE
+            model.export(str(raw), format="onnx", verbose=False,
+                         input_signature=input_signature(model))
+            graph = onnx.load(str(raw))
+    finally:
+        tf2onnx_logger.setLevel(level)
+    repair_graph(graph, output_names(model))
+    onnx.checker.check_model(graph)
+    with atomic_path(path, expected_bytes=graph.ByteSize()) as temporary:
+        onnx.save(graph, str(temporary))
+    return path
+
+
+def repair_graph(graph, names):
+    """Makes tf2onnx's graph runnable and its names kbert's, in place.
+
+    `Erfc(x)` becomes `1 - Erf(x)`; the outputs get `names` (in order) and the
+    inputs' dynamic axes the names `batch`, `length` (and `choices`).
+    """
+    import numpy as np
+    from onnx import helper
+    from onnx import numpy_helper
+
+    nodes = []
+    for node in graph.graph.node:
+        if node.op_type != "Erfc":
+            nodes.append(node)
+            continue
+        one, erf = f"{node.output[0]}/one", f"{node.output[0]}/erf"
+        nodes.append(helper.make_node(
+            "Constant", [], [one], value=numpy_helper.from_array(np.array(1.0, np.float32))
+        ))
+        nodes.append(helper.make_node("Erf", [node.input[0]], [erf]))
+        nodes.append(helper.make_node("Sub", [one, erf], [node.output[0]], name=node.name))
+    del graph.graph.node[:]
+    graph.graph.node.extend(nodes)
+    renamed = {}
+    for output, name in zip(graph.graph.output, names):
+        renamed[output.name] = name
+        output.name = name
+    for node in graph.graph.node:
+        for values in (node.input, node.output):
+            for index, value in enumerate(values):
+                if value in renamed:
+                    values[index] = renamed[value]
+    for graph_input in graph.graph.input:
+        dims = graph_input.type.tensor_type.shape.dim
+        axis_names = _MASK_AXES if graph_input.name == "mask_positions" else _AXIS_NAMES.get(len(dims), ())
+        for dim, axis_name in zip(dims, axis_names):
+            if not dim.HasField("dim_value"):
+                dim.dim_param = axis_name
