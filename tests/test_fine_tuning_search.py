@@ -74,6 +74,105 @@ def test_a_bad_grid_says_what_is_wrong(text, message):
         SearchSpace.parse(text)
 
 
+def test_ranges_inline_or_json_make_a_sampled_space(tmp_path):
+    from kbert.finetuning.search_range import SearchRange
+
+    space = SearchSpace.parse("learning_rate=1e-5:1e-3:log; epochs=1:3; batch_size=16,32")
+    assert space.sampled
+    assert space.ranges == {
+        "learning_rate": SearchRange(1e-5, 1e-3, log=True), "epochs": SearchRange(1, 3)
+    }
+    assert isinstance(space.ranges["epochs"].low, int)
+    assert space.grid == {"batch_size": (16, 32)}
+    text = json.dumps(space.to_dict())
+    assert SearchSpace.parse(text).to_dict() == space.to_dict()
+    assert not SearchSpace.parse(GRID).sampled
+    with pytest.raises(ValueError, match="has no list of points"):
+        space.points()
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("learning_rate=1e-3:1e-5", "needs low < high"),
+        ("learning_rate=0:1e-3:log", "needs low > 0"),
+        ("learning_rate=1e-5:1e-3:cubic", "write learning_rate=LOW:HIGH or LOW:HIGH:log"),
+        ("epochs=1:2.5", "`epochs` takes int values"),
+        ("epochs=0:3", "`epochs` must be"),
+        ('{"learning_rate": {"low": 1e-5}}', "A range of 'learning_rate' is"),
+        ('{"learning_rate": {"low": 1e-5, "high": 1e-3, "log": "yes"}}', "true or false"),
+    ],
+)
+def test_a_bad_range_says_what_is_wrong(text, message):
+    with pytest.raises(ValueError, match=message):
+        SearchSpace.parse(text)
+
+
+def test_a_sampled_search_needs_a_trial_count_and_a_grid_none(tmp_path):
+    from kbert.finetuning import FineTuningSearch
+
+    ranges = "learning_rate=1e-5:1e-3:log"
+    with pytest.raises(ValueError, match="give the number of trials"):
+        FineTuningSearch("classification", "demo", tmp_path, ranges)
+    with pytest.raises(ValueError, match="raise the number of trials instead"):
+        FineTuningSearch("classification", "demo", tmp_path, ranges, restarts=2, trials=4)
+    with pytest.raises(ValueError, match="A grid runs every point"):
+        FineTuningSearch("classification", "demo", tmp_path, GRID, trials=4)
+    assert FineTuningSearch("classification", "demo", tmp_path, ranges, trials=5).total_trials == 5
+
+
+class _CancelWhenFileAppears:
+    """Cancels the run (as the app's Stop button does) once `path` exists."""
+
+    def __init__(self, path):
+        self.path = path
+
+    def is_set(self):
+        return self.path.exists()
+
+
+@pytest.mark.slow
+@only_on_the_jax_pass
+def test_a_sampled_search_draws_its_trials_and_reruns_a_stopped_one_at_its_point(search_folder):
+    from kbert.finetuning import FineTuningConfig
+    from kbert.finetuning import FineTuningSearch
+
+    output = search_folder / "sampled"
+    space = "learning_rate=1e-4:1e-2:log;warmup_ratio=0,0.5"
+    config = FineTuningConfig(epochs=1, batch_size=4, checkpoint_every=2)
+    train = classification_examples(16, 0)
+    dev = classification_examples(8, 1)
+    stop = _CancelWhenFileAppears(output / "trials" / "trial-001" / "training_checkpoint.h5")
+
+    stopped = FineTuningSearch(
+        "classification", search_folder / "preset", output, space, config, cancellation=stop,
+        trials=3,
+    ).run(train, dev)
+    assert stopped.status == "cancelled" and [row["trial"] for row in stopped.trials] == [0]
+    drawn = {t.user_attrs["trial_index"]: t.params for t in _journal_trials(output)}
+
+    result = FineTuningSearch(
+        "classification", search_folder / "preset", output, space, config, trials=3
+    ).run(train, dev)
+
+    assert result.status == "completed" and result.trials_run == 2
+    rows = result.trials
+    assert [row["trial"] for row in rows] == [0, 1, 2]
+    for row in rows:
+        assert 1e-4 <= row["learning_rate"] <= 1e-2 and row["warmup_ratio"] in (0.0, 0.5)
+    assert len({row["learning_rate"] for row in rows}) == 3
+    # The stopped trial ran again at the point it had drawn, from its checkpoint.
+    assert rows[1]["learning_rate"] == drawn[1]["learning_rate"]
+    assert rows[0]["learning_rate"] == drawn[0]["learning_rate"]
+    best = max(rows, key=lambda row: (row["accuracy"], -row["trial"]))
+    assert result.best == best
+    kept = output / "model" / "model.weights.h5"
+    assert kept.read_bytes() == (output / best["folder"] / "model" / "model.weights.h5").read_bytes()
+    saved = json.loads((output / "search_trials.json").read_text(encoding="utf-8"))
+    assert saved["space"]["learning_rate"] == {"low": 1e-4, "high": 1e-2, "log": True}
+    assert saved["total_trials"] == 3
+
+
 def _write_csv(path, examples):
     rows = ["text,label"] + [f"{example.text},{example.label}" for example in examples]
     path.write_text("\n".join(rows) + "\n", encoding="utf-8")

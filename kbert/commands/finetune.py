@@ -11,12 +11,12 @@ import sys
 from kbert.commands import EXIT_OK
 from kbert.commands import MODEL_HELP
 from kbert.commands.search_report import format_trial
+from kbert.commands.search_report import add_search_arguments
 from kbert.commands.search_report import print_search_result
 from kbert.commands.training_progress import TrainingProgressBar
 from kbert.commands.training_progress import format_value
 from kbert.data.question_windowing import QuestionWindowing
 from kbert.finetuning.task_specs import TASK_NAMES
-from kbert.finetuning.search_space import SYNTAX_HELP
 from kbert.finetuning.task_specs import TASK_SPECS
 from kbert.preprocessing.length_buckets import DEFAULT_BATCH_SIZE
 from kbert.training.adam_epsilon import EPSILON_STYLES
@@ -228,22 +228,7 @@ def add_parser(subparsers):
         "KERAS_DISTRIBUTION_PROCESS_ID set, or inside a cluster JAX detects (SLURM, Open "
         "MPI, Cloud TPU)",
     )
-    search = parser.add_argument_group("search (the paper's fine-tuning procedure)")
-    search.add_argument(
-        "--search",
-        metavar="GRID",
-        help="fine-tune once per point of GRID, each run in OUTPUT/trials/, the best by the "
-        "--eval metric kept as OUTPUT/model, every trial in OUTPUT/search_trials.csv and "
-        f".json; GRID is {SYNTAX_HELP}. Run the same command again to resume, or in "
-        "several processes at once to share the trials (Optuna, OUTPUT/search.journal)",
-    )
-    search.add_argument(
-        "--restarts",
-        type=int,
-        default=1,
-        metavar="N",
-        help="with --search: N runs per grid point, seeds --seed, --seed + 1, ... (default: 1)",
-    )
+    add_search_arguments(parser)
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     parser.set_defaults(run=run)
 
@@ -338,11 +323,11 @@ def _runner(args, config, progress, token):
         return _SearchRun(
             FineTuningSearch(
                 task, args.model, args.output, args.search, config, args.restarts,
-                [progress, _TrialLines()], token,
+                [progress, _TrialLines()], token, trials=args.trials,
             )
         )
-    if args.restarts != 1:
-        raise ValueError("--restarts goes with --search.")
+    if args.restarts != 1 or args.trials is not None:
+        raise ValueError("--restarts and --trials go with --search.")
     from kbert.finetuning import FineTuner
 
     return FineTuner(task, args.model, args.output, config, [progress], token)

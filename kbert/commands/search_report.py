@@ -1,7 +1,9 @@
-"""How `kbert finetune --search` prints its trials: one line each, then the whole table."""
+"""`kbert finetune --search`: its arguments, and how it prints its trials (one line each,
+then the whole table)."""
 
 from kbert.commands.training_progress import format_value
 from kbert.finetuning.search_result import table_columns
+from kbert.finetuning.search_space import SYNTAX_HELP
 
 # Columns left out of the printed table (they are in the CSV and JSON files).
 _UNPRINTED = ("process", "status")
@@ -44,3 +46,31 @@ def print_search_result(result):
         print("cancelled: run the same command again to continue the search.")
     elif result.status == "incomplete":
         print("other processes are still running trials; the last to finish keeps the best model.")
+
+
+def add_search_arguments(parser):
+    """`--search`, `--restarts` and `--trials`."""
+    search = parser.add_argument_group("search (the paper's fine-tuning procedure)")
+    search.add_argument(
+        "--search",
+        metavar="GRID",
+        help="fine-tune once per point of GRID (or --trials times, points drawn from its "
+        "ranges), each run in OUTPUT/trials/, the best by the "
+        "--eval metric kept as OUTPUT/model, every trial in OUTPUT/search_trials.csv and "
+        f".json; GRID is {SYNTAX_HELP}. Run the same command again to resume, or in "
+        "several processes at once to share the trials (Optuna, OUTPUT/search.journal)",
+    )
+    search.add_argument(
+        "--restarts",
+        type=int,
+        default=1,
+        metavar="N",
+        help="with --search: N runs per grid point, seeds --seed, --seed + 1, ... (default: 1)",
+    )
+    search.add_argument(
+        "--trials",
+        type=int,
+        metavar="N",
+        help="with a --search over ranges: how many points to draw (Optuna's TPE sampler, "
+        "each trial guided by the scores of those before it)",
+    )

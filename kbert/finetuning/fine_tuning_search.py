@@ -1,4 +1,5 @@
-"""A fine-tuning search (BERT's Appendix A.3 grid, or any grid, times restarts) on Optuna.
+"""A fine-tuning search (BERT's Appendix A.3 grid, any grid times restarts, or ranges drawn
+by Optuna's TPE sampler) on Optuna.
 
 Each trial is a full `FineTuner` run in its own folder; the search itself is an Optuna
 study in a journal file of the output folder, which any number of processes, on one
@@ -44,11 +45,13 @@ TABLE_JSON = "search_trials.json"
 
 
 class FineTuningSearch:
-    """Fine-tunes once per grid point and restart; keeps the best by the dev metric.
+    """Fine-tunes once per trial; keeps the best by the dev metric.
 
-    The trials are every point of `space` times `restarts` seeds (`config.seed`,
-    `config.seed + 1`, ...: the paper's random restarts, which change the new head's
-    initialisation, dropout and the data order). Trial `i` fine-tunes in
+    For a grid, the trials are every point of `space` times `restarts` seeds
+    (`config.seed`, `config.seed + 1`, ...: the paper's random restarts, which change the
+    new head's initialisation, dropout and the data order). For a space with ranges, the
+    trials are `trials` points drawn by Optuna's TPE sampler, each from what the
+    finished trials scored (the first ones at random). Trial `i` fine-tunes in
     `output_dir/trials/trial-iii` with `config` changed by its point; it is scored on
     the evaluation data after every epoch and its best epoch counts. When every trial
     has finished, the best one's model is copied to `output_dir/model`, and
@@ -69,10 +72,12 @@ class FineTuningSearch:
         output_dir: the search's folder (new or holding this same search).
         space: a `SearchSpace`, or its text ("paper", "learning_rate=3e-5,2e-5;...").
         config: the `FineTuningConfig` the trials change; None for the defaults.
-        restarts: seeds per grid point.
+        restarts: seeds per grid point (a grid only).
         callbacks: passed to every trial's `FineTuner`; those with `on_trial_end(row)`
             hear of every finished trial.
         cancellation: an object with `is_set()`, checked after every batch.
+        trials: how many points a space with ranges draws (required for one, and
+            only for one: a grid runs every point).
 
     Example:
 
@@ -84,7 +89,7 @@ class FineTuningSearch:
 
     def __init__(
         self, task, preset, output_dir, space, config=None, restarts=1, callbacks=(),
-        cancellation=None,
+        cancellation=None, trials=None,
     ):
         self.task = make_adapter(task) if isinstance(task, str) else task
         self.preset = preset
@@ -96,13 +101,33 @@ class FineTuningSearch:
         self.restarts = restarts
         self.callbacks = list(callbacks)
         self.cancellation = cancellation
-        self.trials = [
-            (point, restart) for point in self.space.points() for restart in range(restarts)
-        ]
+        if self.space.sampled:
+            if isinstance(trials, bool) or not isinstance(trials, int) or trials < 1:
+                raise ValueError(
+                    "A search over ranges draws its points: give the number of trials "
+                    f"(`trials`, --trials N) as an integer >= 1. Received: trials={trials!r}"
+                )
+            if restarts != 1:
+                raise ValueError(
+                    "Restarts go with a grid; a search over ranges draws a new point (and "
+                    "seed) for every trial: raise the number of trials instead."
+                )
+            self.grid_trials = None
+            self.total_trials = trials
+        else:
+            if trials is not None:
+                raise ValueError(
+                    "A grid runs every point (times the restarts); the number of trials "
+                    f"goes with ranges (e.g. learning_rate=1e-5:1e-4:log). Received: "
+                    f"trials={trials!r}"
+                )
+            self.grid_trials = [
+                (point, restart) for point in self.space.points() for restart in range(restarts)
+            ]
+            self.total_trials = len(self.grid_trials)
 
-    def trial_config(self, index):
-        """The `FineTuningConfig` of trial `index`."""
-        point, restart = self.trials[index]
+    def trial_config(self, point, restart=0):
+        """The `FineTuningConfig` of the trial at `point` (a dict of settings), `restart`."""
         return self.config.replace(**point, seed=self.config.seed + restart)
 
     def trial_folder(self, index):
@@ -148,6 +173,7 @@ class FineTuningSearch:
             "preset": str(self.preset),
             "space": self.space.to_dict(),
             "restarts": self.restarts,
+            "trials": self.total_trials,
             "config": self.config.to_dict(),
         }
         return json.loads(json.dumps(settings))
@@ -187,30 +213,49 @@ class FineTuningSearch:
             lock.release()
 
     def _claim(self, optuna, study):
-        """`(trial, index, lock)` of the next trial for this process, its folder locked;
-        None when every trial has finished or is being run by another process."""
+        """`(trial, index, lock)` of the next trial for this process, its folder locked and
+        its point drawn; None when every trial has finished or another process runs it.
+
+        A trial that failed or was abandoned is run again with the point it had (its
+        folder holds a checkpoint of that configuration)."""
         states = optuna.trial.TrialState
         with self._claim_lock(optuna):
-            finished, taken = set(), set()
+            finished, taken, unfinished = set(), set(), {}
             for trial in study.get_trials(deepcopy=False):
                 index = trial.user_attrs.get("trial_index")
                 if trial.state == states.COMPLETE:
                     finished.add(index)
                 elif trial.state == states.WAITING:
                     taken.add(index)
-                elif trial.state == states.RUNNING:
-                    if self._is_running(index):
-                        taken.add(index)
-                    else:
+                elif trial.state == states.RUNNING and self._is_running(index):
+                    taken.add(index)
+                else:
+                    if trial.state == states.RUNNING:
                         logger.info("Trial %d was abandoned (its process ended).", index)
                         study.tell(trial.number, state=states.FAIL)
-            for index in range(len(self.trials)):
+                    unfinished.setdefault(index, trial.params)
+            if self.grid_trials is not None:
+                unfinished = {i: self._params(i) for i in range(self.total_trials)}
+            for index, params in sorted(unfinished.items()):
                 if index not in finished and index not in taken:
-                    study.enqueue_trial(self._params(index), user_attrs={"trial_index": index})
-            if not study.get_trials(deepcopy=False, states=(states.WAITING,)):
+                    study.enqueue_trial(params, user_attrs={"trial_index": index})
+                    taken.add(index)
+            used = finished | taken
+            if study.get_trials(deepcopy=False, states=(states.WAITING,)):
+                trial = study.ask()
+            elif len(used) < self.total_trials:
+                # A new point: TPE seeded by the trial's index, so that processes sharing
+                # the search draw different points, the same ones whichever draws them.
+                index = min(set(range(self.total_trials)) - used)
+                study.sampler = optuna.samplers.TPESampler(seed=self.config.seed + index)
+                trial = study.ask()
+                trial.set_user_attr("trial_index", index)
+            else:
                 return None
-            trial = study.ask()
             index = trial.user_attrs["trial_index"]
+            trial.set_user_attr("point", self.space.draw(trial))
+            if self.grid_trials is not None:
+                trial.suggest_categorical("restart", list(range(self.restarts)))
             lock = OutputLock(self.trial_folder(index))
             lock.acquire()
         return trial, index, lock
@@ -226,20 +271,17 @@ class FineTuningSearch:
         return False
 
     def _params(self, index):
-        point, restart = self.trials[index]
+        point, restart = self.grid_trials[index]
         return dict(point, restart=restart)
 
     # --- One trial -----------------------------------------------------------------------
 
     def _run_trial(self, optuna, study, trial, index, train, evaluation):
         """Fine-tunes trial `index` (resuming its checkpoint if it has one); its status."""
-        for name, values in self.space.grid.items():
-            trial.suggest_categorical(name, values)  # The enqueued value, recorded by Optuna.
-        trial.suggest_categorical("restart", list(range(self.restarts)))
-        config = self.trial_config(index)
+        point, restart = trial.user_attrs["point"], trial.params.get("restart", 0)
+        config = self.trial_config(point, restart)
         logger.info(
-            "Trial %d of %d: %s, seed %d.",
-            index + 1, len(self.trials), self._params(index), config.seed,
+            "Trial %d of %d: %s, seed %d.", index + 1, self.total_trials, point, config.seed
         )
         tuner = FineTuner(
             self.task, self.preset, self.trial_folder(index), config, self.callbacks,
@@ -254,7 +296,7 @@ class FineTuningSearch:
         if result.status == CANCELLED or result.best_metric is None:
             study.tell(trial, state=optuna.trial.TrialState.FAIL)
             return result.status
-        row = self._row(index, config, result, time.perf_counter() - started)
+        row = self._row(index, point, restart, config, result, time.perf_counter() - started)
         trial.set_user_attr("row", row)
         study.tell(trial, result.best_metric)
         for callback in self.callbacks:
@@ -262,8 +304,7 @@ class FineTuningSearch:
                 callback.on_trial_end(row)
         return result.status
 
-    def _row(self, index, config, result, seconds):
-        point, restart = self.trials[index]
+    def _row(self, index, point, restart, config, result, seconds):
         best_logs = next(e for e in result.history if e["epoch"] == result.best_epoch)
         row = {"trial": index, **point, "restart": restart, "seed": config.seed}
         row["status"] = result.status
@@ -289,7 +330,7 @@ class FineTuningSearch:
             rows = [rows[index] for index in sorted(rows)]
             metric = self.task.metric
             best = max(rows, key=lambda row: (row[metric], -row["trial"])) if rows else None
-            done = len(rows) == len(self.trials)
+            done = len(rows) == self.total_trials
             if done:
                 self._keep_best(best)
             paths = self._write_table(rows, best, metric)
@@ -301,7 +342,7 @@ class FineTuningSearch:
             best=best,
             preset_path=self.preset_path if done else None,
             table_paths=paths,
-            total_trials=len(self.trials),
+            total_trials=self.total_trials,
             trials_run=trials_run,
         )
 
@@ -323,7 +364,7 @@ class FineTuningSearch:
             {
                 "metric": metric,
                 "best_trial": None if best is None else best["trial"],
-                "total_trials": len(self.trials),
+                "total_trials": self.total_trials,
                 "space": self.space.to_dict(),
                 "restarts": self.restarts,
                 "trials": rows,
