@@ -7,6 +7,7 @@ so those passes export one head through the command line and compare it with the
 of their own backend, and the TensorFlow pass covers every head.
 """
 
+import hashlib
 import json
 
 import keras
@@ -108,6 +109,10 @@ def test_the_command_writes_a_usable_folder_on_any_backend(tmp_path, capsys):
     folder = tmp_path / "onnx"
     assert {"model.onnx", "vocab.txt", "config.json"} <= {path.name for path in folder.iterdir()}
     assert not (folder / "model.weights.h5").exists()  # the graph holds the weights
+    metadata = json.loads((folder / "metadata.json").read_text())
+    assert "weights_sha256" not in metadata  # it would name the file left out
+    graph_digest = hashlib.sha256((folder / "model.onnx").read_bytes()).hexdigest()
+    assert metadata["onnx_sha256"] == graph_digest
     assert json.loads((folder / "config.json").read_text())["task"]["label_names"] == ["no", "yes"]
     _assert_parity(model, folder / "model.onnx")
     # A second export to the same folder needs --overwrite.

@@ -20,6 +20,7 @@ graph is cached or can be made; else Keras. When onnxruntime is missing, "auto" 
 in one log line (once per process) and runs Keras; "onnxruntime" raises.
 """
 
+import contextlib
 import hashlib
 import importlib.util
 import logging
@@ -194,9 +195,33 @@ def _make_graph(model, quantize):
             from onnxruntime.quantization import QuantType
             from onnxruntime.quantization import quantize_dynamic
 
-            with atomic_path(path) as temporary:
+            with atomic_path(path) as temporary, _root_records_to_debug("onnxruntime"):
                 quantize_dynamic(str(float_path), str(temporary), weight_type=QuantType.QInt8)
     return path
+
+
+@contextlib.contextmanager
+def _root_records_to_debug(package):
+    """Records `package` logs through the root logger go to kbert's log at DEBUG instead.
+
+    onnxruntime's quantizer warns on the root logger ("Please consider to run
+    pre-processing before quantization"), advice for people writing quantization
+    scripts, not for someone calling `classify(..., quantize="int8")`.
+    """
+
+    class ToDebug(logging.Filter):
+        def filter(self, record):
+            if f"{package}" not in record.pathname:
+                return True
+            logger.debug("%s: %s", package, record.getMessage())
+            return False
+
+    root, quiet = logging.getLogger(), ToDebug()
+    root.addFilter(quiet)
+    try:
+        yield
+    finally:
+        root.removeFilter(quiet)
 
 
 def _keras_int8(model):

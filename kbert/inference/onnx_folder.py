@@ -4,20 +4,28 @@
 and the preset's `config.json` (the architecture, the task and its label names),
 `metadata.json` and tokenizer files (`vocab.txt`, its settings), so that the folder
 alone tokenizes texts and runs them through ONNX Runtime. The Keras weights are left
-out: the graph holds them.
+out: the graph holds them, and `metadata.json` records the graph's SHA-256
+(`onnx_sha256`, `onnx_digest`) where a preset records its weights' digest.
 
 Written into a staging folder renamed into place, under the destination's lock, as
 every export (`kbert.checkpoints.exports`).
 """
 
+import hashlib
 import pathlib
 
 from kbert.checkpoints.convert import check_destination
+from kbert.checkpoints.kbert_preset import DIGEST_KEY
+from kbert.checkpoints.kbert_preset import METADATA_FILE
 from kbert.checkpoints.kbert_preset import WEIGHTS_FILE
+from kbert.files.atomic_write import write_json_atomically
+from kbert.files.bounded_reader import read_json
 from kbert.files.atomic_folder import staged_folder
 from kbert.files.output_lock import OutputLock
 from kbert.inference.onnx_export import ONNX_FILE
 from kbert.inference.onnx_export import export_graph
+
+ONNX_DIGEST_KEY = "onnx_sha256"
 
 
 def is_onnx_folder(folder):
@@ -45,7 +53,21 @@ def write_onnx_folder(model, destination, overwrite=False, tokenizer=None):
     with OutputLock(destination):
         check_destination(destination, overwrite, is_onnx_folder, "an ONNX folder")
         with staged_folder(destination) as staging:
+            staging = pathlib.Path(staging)
             model.save_to_preset(staging, tokenizer=tokenizer)
-            (pathlib.Path(staging) / WEIGHTS_FILE).unlink()
-            export_graph(model, pathlib.Path(staging) / ONNX_FILE, tokenizer=tokenizer)
+            (staging / WEIGHTS_FILE).unlink()
+            export_graph(model, staging / ONNX_FILE, tokenizer=tokenizer)
+            metadata = read_json(staging / METADATA_FILE, "config", staging)
+            metadata.pop(DIGEST_KEY, None)  # The weights file it names is not here.
+            metadata[ONNX_DIGEST_KEY] = onnx_digest(staging / ONNX_FILE)
+            write_json_atomically(staging / METADATA_FILE, metadata)
     return destination.resolve()
+
+
+def onnx_digest(path):
+    """SHA-256 of the graph file `path`, as `metadata.json` records it."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as file:
+        for block in iter(lambda: file.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
