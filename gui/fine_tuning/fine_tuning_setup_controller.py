@@ -189,6 +189,7 @@ class FineTuningSetupController(QObject):
         elif record.columns and DATA_KINDS[record.task] == "choices":
             self.panel.choice_form.set_mapping(record.columns)
         self.restore_settings(record.settings)
+        self.panel.search_form.set_search(record.search)
         if record.probe:
             self.panel.probe_input.set_values(**record.probe)
         self._files_changed()
