@@ -6,6 +6,7 @@ from PySide6.QtWidgets import QComboBox
 from PySide6.QtWidgets import QFormLayout
 from PySide6.QtWidgets import QLabel
 from PySide6.QtWidgets import QLineEdit
+from PySide6.QtWidgets import QSizePolicy
 from PySide6.QtWidgets import QSpinBox
 from PySide6.QtWidgets import QWidget
 
@@ -41,6 +42,7 @@ class SearchForm(QWidget):
         super().__init__(parent)
         self.kind_box = QComboBox()
         self.kind_box.setObjectName("searchChoice")
+        self.kind_box.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         for kind, label in CHOICES.items():
             self.kind_box.addItem(label, kind)
         self.kind_box.setToolTip(

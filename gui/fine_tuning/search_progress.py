@@ -58,7 +58,8 @@ class SearchProgress:
         best = model.best_row
         if best is not None:
             row = model.records()[best]
-            text += f" Best so far: trial {row['trial'] + 1}, {model.metric} {row[model.metric]:.4f}."
+            best_text = "Best" if ended else "Best so far"
+            text += f" {best_text}: trial {row['trial'] + 1}, {model.metric} {row[model.metric]:.4f}."
         self.panel.trials_summary.setText(text)
 
     def trial_started(self):
