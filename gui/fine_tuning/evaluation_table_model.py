@@ -78,15 +78,9 @@ class EvaluationTableModel(RowTableModel):
         value = self._rows[row].get(key)
         best = row == self._best_row
         if role == Qt.ItemDataRole.DisplayRole:
-            return _format(key, value)
-        if role == Qt.ItemDataRole.TextAlignmentRole:
-            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-        if role == Qt.ItemDataRole.FontRole and best:
-            font = QFont()
-            font.setBold(True)
-            return font
-        if role == Qt.ItemDataRole.BackgroundRole and best:
-            return QBrush(BEST_BACKGROUND)
+            return format_value(key, value)
+        if role in NUMBER_ROLES:
+            return number_cell_style(role, best)
         if role == Qt.ItemDataRole.ToolTipRole:
             exact = "" if value is None else repr(value)
             return f"{exact}\n{self._best_reason}".strip() if best else exact or None
@@ -106,7 +100,28 @@ class EvaluationTableModel(RowTableModel):
         return str(section + 1) if 0 <= section < len(self._rows) else None
 
 
-def _format(key, value):
+NUMBER_ROLES = (
+    Qt.ItemDataRole.TextAlignmentRole,
+    Qt.ItemDataRole.FontRole,
+    Qt.ItemDataRole.BackgroundRole,
+)
+
+
+def number_cell_style(role, best):
+    """A table cell of numbers: right-aligned; on the best row, bold on green."""
+    if role == Qt.ItemDataRole.TextAlignmentRole:
+        return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+    if role == Qt.ItemDataRole.FontRole and best:
+        font = QFont()
+        font.setBold(True)
+        return font
+    if role == Qt.ItemDataRole.BackgroundRole and best:
+        return QBrush(BEST_BACKGROUND)
+    return None
+
+
+def format_value(key, value):
+    """A score or setting as a cell shows it ("–" for None)."""
     if value is None:
         return "–"
     if isinstance(value, (bool, int)):

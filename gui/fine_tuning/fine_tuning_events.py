@@ -1,7 +1,7 @@
 """The app's own progress events of a run, beside kbert's (`kbert.training`'s
 `TrainingStarted`, `StepFinished`, `EpochFinished`, `TrainingFinished`).
 
-Two small event classes in one module on purpose: with kbert's they are the vocabulary
+Three small event classes in one module on purpose: with kbert's they are the vocabulary
 the fine-tuning job reports and the run controller dispatches on.
 """
 
@@ -28,3 +28,10 @@ class LogLine:
 
     message: str
     level: str = "INFO"
+
+
+@dataclasses.dataclass(frozen=True)
+class TrialFinished:
+    """A trial of a search finished: its row (`FineTuningSearch`'s `on_trial_end`)."""
+
+    row: dict

@@ -12,6 +12,7 @@ from kbert.training.progress_events import EpochFinished
 from kbert.training.progress_events import ProgressEvents
 from kbert_gui.fine_tuning.fine_tuning_events import LogLine
 from kbert_gui.fine_tuning.fine_tuning_events import ProbePredicted
+from kbert_gui.fine_tuning.fine_tuning_events import TrialFinished
 from kbert_gui.services.worker import describe_error
 
 # Continued masked-LM pretraining (`kbert.pretraining.ContinuedPretraining`); the other
@@ -36,6 +37,11 @@ class FineTuningJob:
     threads. Masked-LM pretraining has no epochs: its probe runs once, on the saved
     model.
 
+    With `search`, the job is a `kbert.finetuning.FineTuningSearch` instead (it returns
+    a `SearchResult`): every trial reports kbert's events as a single run does, and
+    each finished trial a `TrialFinished`. Its trials' models stay inside the search,
+    so the probe is not predicted.
+
     Args:
         task_name: "classification", "pair-classification", "token-classification",
             "qa", "multiple-choice" or "masked-lm".
@@ -55,6 +61,8 @@ class FineTuningJob:
         resume: continue the run whose checkpoint is in `output_dir`.
         preset_folder: a callable turning `source` into a kbert preset (the app's
             `ModelStore.preset_folder`); None uses `source` as is.
+        search: `{"space", "restarts", "trials"}` for a search (`SearchForm.search`),
+            or None for a single run. A search resumes by itself (`resume` is unused).
     """
 
     def __init__(
@@ -69,6 +77,7 @@ class FineTuningJob:
         probe=None,
         resume=False,
         preset_folder=None,
+        search=None,
     ):
         self.task_name = task_name
         self.source = source
@@ -78,6 +87,7 @@ class FineTuningJob:
         self.columns = dict(columns or {})
         self.settings = dict(settings or {})
         self.resume = resume
+        self.search = dict(search) if search else None
         self._preset_folder = preset_folder
         self._probe = dict(probe) if probe else None
         self._lock = threading.Lock()
@@ -123,6 +133,8 @@ class FineTuningJob:
         config = FineTuningConfig(**self.settings)
         task = make_adapter(self.task_name, **self.columns)
         preset = self._preset()
+        if self.search is not None:
+            return self._search(worker, task, preset, config)
         self._log(
             f"{'Resuming' if self.resume else 'Fine-tuning'} {preset} for {self.task_name} in {self.output_dir}."
         )
@@ -135,6 +147,27 @@ class FineTuningJob:
             cancellation=worker.cancellation,
         )
         return self._tuner.run(self.train_path, self.evaluation_path, resume=self.resume)
+
+    def _search(self, worker, task, preset, config):
+        from kbert.finetuning import FineTuningSearch
+
+        search = self.search
+        self._log(
+            f"Searching {search['space']} from {preset} for {self.task_name} in "
+            f"{self.output_dir} (trials already finished there are kept)."
+        )
+        run = FineTuningSearch(
+            task,
+            preset,
+            self.output_dir,
+            search["space"],
+            config,
+            restarts=search["restarts"],
+            callbacks=[_SearchEvents(self._on_progress)],
+            cancellation=worker.cancellation,
+            trials=search["trials"],
+        )
+        return run.run(self.train_path, self.evaluation_path)
 
     # --- Continued masked-LM pretraining ------------------------------------------------
 
@@ -196,6 +229,13 @@ def _masked_lm(preset_path):
     from kbert.models import BertMaskedLM
 
     return BertMaskedLM.from_preset(preset_path)
+
+
+class _SearchEvents(ProgressEvents):
+    """kbert's progress events of every trial, and a `TrialFinished` per finished trial."""
+
+    def on_trial_end(self, row):
+        self._sink(TrialFinished(dict(row)))
 
 
 class _ForwardingLogHandler(logging.Handler):

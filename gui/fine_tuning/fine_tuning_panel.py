@@ -33,6 +33,8 @@ from kbert_gui.fine_tuning.fine_tuning_tasks import TASK_TOOLTIP
 from kbert_gui.fine_tuning.fine_tuning_tasks import TASKS
 from kbert_gui.fine_tuning.hyperparameter_form import HyperparameterForm
 from kbert_gui.fine_tuning.probe_input import ProbeInput
+from kbert_gui.fine_tuning.search_form import SearchForm
+from kbert_gui.fine_tuning.search_trials_model import SearchTrialsModel
 from kbert_gui.fine_tuning.training_curve_chart import TrainingCurveChart
 from kbert_gui.tab_key import TabKey
 from kbert_gui.widgets import style
@@ -84,6 +86,7 @@ class FineTuningPanel(QWidget):
             self._build_task_group(),
             self._build_data_group(),
             self._build_settings_group(),
+            self._build_search_group(),
             self._build_output_group(),
         )
         setup = QWidget()
@@ -167,6 +170,13 @@ class FineTuningPanel(QWidget):
         settings_layout.addWidget(self.hyperparameters)
         settings_layout.addWidget(self.reset_button, 0, Qt.AlignmentFlag.AlignRight)
         return settings_group
+
+    def _build_search_group(self):
+        self.search_form = SearchForm()
+        search_group = QGroupBox("Search")
+        search_layout = QVBoxLayout(search_group)
+        search_layout.addWidget(self.search_form)
+        return search_group
 
     def _build_output_group(self):
         self.output_edit, self.output_browse_button, output_row = self._path_row(
@@ -289,8 +299,10 @@ class FineTuningPanel(QWidget):
         vertical.setChildrenCollapsible(False)
         vertical.addWidget(self.chart)
         vertical.addWidget(lower)
+        vertical.addWidget(self._build_trials_group())
         vertical.setStretchFactor(0, 3)
         vertical.setStretchFactor(1, 2)
+        vertical.setStretchFactor(2, 2)
         training_page = QWidget()
         training_layout = QVBoxLayout(training_page)
         training_layout.addWidget(self.progress_bar)
@@ -311,20 +323,23 @@ class FineTuningPanel(QWidget):
         probe_layout.addWidget(self.probe_list, 1)
         return probe_group
 
+    def _build_trials_group(self):
+        """The trials of a search, one row each as they finish (shown for a search only)."""
+        self.trials_model = SearchTrialsModel(self)
+        self.trials_view = _score_table("searchTrials", self.trials_model)
+        self.trials_summary = QLabel("")
+        self.trials_summary.setObjectName("searchSummary")
+        self.trials_summary.setWordWrap(True)
+        self.trials_group = QGroupBox("Search trials")
+        trials_layout = QVBoxLayout(self.trials_group)
+        trials_layout.addWidget(self.trials_summary)
+        trials_layout.addWidget(self.trials_view, 1)
+        self.trials_group.hide()
+        return self.trials_group
+
     def _build_results_group(self):
         self.evaluation_model = EvaluationTableModel(self)
-        self.evaluation_view = QTableView()
-        self.evaluation_view.setObjectName("evaluationTable")
-        self.evaluation_view.setModel(self.evaluation_model)
-        self.evaluation_view.verticalHeader().setVisible(False)
-        self.evaluation_view.verticalHeader().setDefaultSectionSize(22)
-        self.evaluation_view.setAlternatingRowColors(True)
-        # Every column in view (no scroll bar hides the last scores): a narrow one
-        # elides its title and values, which the tooltips give in full.
-        self.evaluation_view.horizontalHeader().setSectionResizeMode(
-            QHeaderView.ResizeMode.Stretch
-        )
-        self.evaluation_view.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.evaluation_view = _score_table("evaluationTable", self.evaluation_model)
         self.preset_label = QLabel("")
         self.preset_label.setObjectName("presetPath")
         self.preset_label.setWordWrap(True)
@@ -349,3 +364,17 @@ class FineTuningPanel(QWidget):
         results_layout.addWidget(self.preset_label)
         results_layout.addLayout(open_row)
         return results_group
+
+
+def _score_table(name, model):
+    """A table of scores showing `model`, every column in view (no scroll bar hides the
+    last scores): a narrow one elides its title and values, which the tooltips give."""
+    view = QTableView()
+    view.setObjectName(name)
+    view.setModel(model)
+    view.verticalHeader().setVisible(False)
+    view.verticalHeader().setDefaultSectionSize(22)
+    view.setAlternatingRowColors(True)
+    view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+    view.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+    return view

@@ -26,11 +26,12 @@ from kbert_gui.fine_tuning.fine_tuning_run_view import FineTuningRunView
 from kbert_gui.fine_tuning.fine_tuning_tasks import OPEN_TAB
 from kbert_gui.fine_tuning.resume_check import ResumeCheck
 from kbert_gui.fine_tuning.resume_checker import ResumeChecker
+from kbert_gui.fine_tuning.start_problem import USE_SETUP_LINK
+from kbert_gui.fine_tuning.start_problem import resume_note
 from kbert_gui.fine_tuning.start_problem import start_problem
 from kbert_gui.fine_tuning.training_data_preview import DATA_KINDS
 
 logger = logging.getLogger("gui")
-USE_SETUP_LINK = "use-setup"
 
 
 class FineTuningRunController(QObject):
@@ -108,6 +109,7 @@ class FineTuningRunController(QObject):
         panel.probe_input.probe_changed.connect(self._probe_changed)
         panel.open_model_button.clicked.connect(self.open_saved_model)
         setup.hyperparameters_ready.connect(self._update_buttons)
+        panel.search_form.changed.connect(self._update_buttons)
         setup.setup_changed.connect(self._check_resume)
         context.models.source_changed.connect(self._check_resume)
 
@@ -147,7 +149,9 @@ class FineTuningRunController(QObject):
         self.job = self._job(task, train, output, resume)
         self._fresh_folder = not resume and not (folder.exists() and any(folder.iterdir()))
         self._record_folder = None
-        self.view.begin(task, output, resume, record, continued=resume and self._last_run == run)
+        self.view.begin(
+            task, output, resume, record, resume and self._last_run == run, self.job.search
+        )
         self._last_run = run
         self.result = None
         self._set_running(True)
@@ -159,8 +163,10 @@ class FineTuningRunController(QObject):
         settings = panel.hyperparameters.values()
         if not panel.hyperparameters.widget("patience").isEnabled():
             settings["patience"] = None
+        # Resume continues a single run's checkpoint; a search continues by Start.
+        search = None if resume else panel.search_form.search()
         source = self.context.models.source
-        self._run_form = dict(task=task, source=source, settings=dict(settings))
+        self._run_form = dict(task=task, source=source, settings=dict(settings), search=search)
         return FineTuningJob(
             task,
             source,
@@ -172,6 +178,7 @@ class FineTuningRunController(QObject):
             probe=panel.probe_input.probe(),
             resume=resume,
             preset_folder=self.context.models.preset_folder,
+            search=search,
         )
 
     def _submit(self, job):
@@ -236,13 +243,7 @@ class FineTuningRunController(QObject):
         self.panel.start_button.setEnabled(ready)
         self.panel.resume_button.setEnabled(ready and resumable)
         self.panel.cancel_button.setEnabled(self._running and not self._cancelling)
-        note = ""
-        if current and not self._running:
-            note = check.sentence()
-            if not note and problem and self.panel.hyperparameters.is_ready:
-                note = f"Resume is off: {problem[0].lower()}{problem[1:]}"
-            if note and check.record is not None:
-                note += f' <a href="{USE_SETUP_LINK}">Use its setup</a>'
+        note = resume_note(self.panel, check, problem) if current and not self._running else ""
         self.panel.resume_note.setText(note)
         self.panel.resume_note.setVisible(bool(note))
 
@@ -302,8 +303,8 @@ class FineTuningRunController(QObject):
         if isinstance(event, TrainingStarted):
             # kbert accepted the folder: the run's record may go there now.
             self._record_folder = self.job.output_dir
-        elif isinstance(event, TrainingFinished):
-            self.result = event.result
+        elif isinstance(event, TrainingFinished) and self.job.search is None:
+            self.result = event.result  # (a search's result is the job's own)
         if isinstance(event, (TrainingStarted, EpochFinished)):
             self._write_record()
         self.training_event.emit(event)

@@ -14,6 +14,7 @@ from kbert.training.progress_events import TrainingStarted
 from kbert_gui.fine_tuning.eta_estimator import EtaEstimator
 from kbert_gui.fine_tuning.fine_tuning_events import LogLine
 from kbert_gui.fine_tuning.fine_tuning_events import ProbePredicted
+from kbert_gui.fine_tuning.fine_tuning_events import TrialFinished
 from kbert_gui.fine_tuning.fine_tuning_format import TRAINING_LOSS
 from kbert_gui.fine_tuning.fine_tuning_format import cancelled_line
 from kbert_gui.fine_tuning.fine_tuning_format import curve_names
@@ -29,6 +30,7 @@ from kbert_gui.fine_tuning.fine_tuning_format import status_heading
 from kbert_gui.fine_tuning.fine_tuning_tasks import OPEN_TAB
 from kbert_gui.fine_tuning.fine_tuning_tasks import TASKS
 from kbert_gui.fine_tuning.run_record import RunRecord
+from kbert_gui.fine_tuning.search_progress import SearchProgress
 from kbert_gui.services.export_files import ExportAction
 from kbert_gui.services.export_files import image_actions
 from kbert_gui.services.export_files import write_csv
@@ -59,10 +61,11 @@ class FineTuningRunView(QObject):
         self._log_lines = []
         self._eta = EtaEstimator()
         self._cancelling = False
+        self.search = SearchProgress(panel)
 
     # --- A run begins -------------------------------------------------------------------
 
-    def begin(self, task, output, resume, record=None, continued=False):
+    def begin(self, task, output, resume, record=None, continued=False, search=None):
         """Shows a run of `task` starting in `output`.
 
         Args:
@@ -72,6 +75,7 @@ class FineTuningRunView(QObject):
             record: a `RunRecord` of the run from an earlier session, to show again.
             continued: whether the view already shows this run (a resume in the same
                 session): its curves, probes and rows stay.
+            search: the job's search (`SearchForm.search`), or None for a single run.
         """
         panel = self.panel
         if record is not None:
@@ -89,6 +93,8 @@ class FineTuningRunView(QObject):
         panel.status_label.setText("Resuming…" if resume else "Loading the model and the data…")
         panel.open_model_button.setEnabled(False)
         self.append_log(start_line(TASKS[task][0], output, resume))
+        metric = TASK_SPECS[task].metric if search is not None else None
+        self.search.begin(search, metric, task, output)
         panel.pages.setCurrentIndex(1)
 
     def show_record(self, record):
@@ -127,7 +133,11 @@ class FineTuningRunView(QObject):
         elif isinstance(event, LogLine):
             self.append_log(log_line(event.message, event.level))
         elif isinstance(event, TrainingStarted):
+            if self.search.active:
+                self._epoch_rows = self.search.trial_started()
             self._show_train_begin(event.total_steps)
+        elif isinstance(event, TrialFinished):
+            self.append_log(self.search.trial_finished(event.row))
 
     def show_cancelling(self):
         """A cancel was asked for: the run stops after the current batch."""
@@ -141,7 +151,7 @@ class FineTuningRunView(QObject):
         self.panel.progress_bar.setFormat("%v / %m steps")
         self.panel.chart.set_total_steps(total)
         self._eta.start(total)
-        self.panel.status_label.setText("Training…")
+        self.panel.status_label.setText(self.search.status("Training…"))
 
     def _show_step(self, event, metric):
         panel, step = self.panel, event.step
@@ -155,7 +165,8 @@ class FineTuningRunView(QObject):
         if metric is not None:
             panel.chart.add_metric_point(step, metric)
         if event.epoch is not None and not self._cancelling:
-            panel.status_label.setText(f"Training: epoch {event.epoch}, step {step}")
+            where = f"epoch {event.epoch}, step {step}"
+            panel.status_label.setText(self.search.status(f"Training: {where}"))
 
     def _show_epoch(self, event, metric):
         value = event.logs.get(metric)
@@ -194,8 +205,11 @@ class FineTuningRunView(QObject):
         """Shows the result of a run of `task` that ended on its own (or stopped early)."""
         panel = self.panel
         preset = result.preset_path
-        panel.evaluation_model.set_rows(*result_table(result))
-        heading, summary = status_heading(result.status), result_summary(result)
+        if self.search.active:
+            heading, summary = self.search.show_result(result)
+        else:
+            panel.evaluation_model.set_rows(*result_table(result))
+            heading, summary = status_heading(result.status), result_summary(result)
         panel.status_label.setText(f"{heading}: {summary}.")
         panel.eta_label.setText("")
         if preset is not None:
@@ -213,7 +227,11 @@ class FineTuningRunView(QObject):
     def show_cancelled(self, global_step):
         """The run stopped at a cancel after `global_step` steps (None: before any)."""
         cancelled = cancelled_line(global_step)
-        self.panel.status_label.setText(f"{cancelled}. Resume continues from the checkpoint.")
+        if self.search.active:
+            cancelled = self.search.cancelled_line()
+            self.panel.status_label.setText(f"{cancelled}. Start continues it in this folder.")
+        else:
+            self.panel.status_label.setText(f"{cancelled}. Resume continues from the checkpoint.")
         self.panel.eta_label.setText("")
         self.append_log(f"— {cancelled}")
 
@@ -241,6 +259,7 @@ class FineTuningRunView(QObject):
             metric_points=chart.metric_points,
             epoch_rows=tuple(self._epoch_rows),
             log=tuple(self._log_lines),
+            search=form.get("search"),
         )
 
     def export_actions(self):

@@ -88,6 +88,11 @@ class FineTuningSetupController(QObject):
         panel.output_edit.textChanged.connect(self.setup_changed)
 
         context.models.source_changed.connect(self._show_source)
+        # The device count comes with the environment, read off the UI thread once
+        # Keras has loaded (counting devices imports the backend).
+        context.environment_ready.connect(self._show_devices)
+        if context.environment is not None:
+            self._show_devices()
         self._show_source(context.models.source)
         self.set_task("classification")
         # Keras-free and quick (kbert's config dataclass and its docstring), so filled in
@@ -184,6 +189,7 @@ class FineTuningSetupController(QObject):
         elif record.columns and DATA_KINDS[record.task] == "choices":
             self.panel.choice_form.set_mapping(record.columns)
         self.restore_settings(record.settings)
+        self.panel.search_form.set_search(record.search)
         if record.probe:
             self.panel.probe_input.set_values(**record.probe)
         self._files_changed()
@@ -236,6 +242,9 @@ class FineTuningSetupController(QObject):
         self.panel.source_label.setToolTip(
             "Training starts from the app's current model (change it in the tool bar)."
         )
+
+    def _show_devices(self, *_):
+        self.panel.hyperparameters.set_device_count(self.context.environment.local_devices)
 
     def _update_patience(self):
         has_evaluation = (

@@ -15,7 +15,8 @@ from PySide6.QtWidgets import QToolButton
 from PySide6.QtWidgets import QWidget
 
 # name: (label, kind, minimum, maximum, text shown for None), in form order. Kinds:
-# "int", "float", "choice" (precision). A field with a None text accepts None, shown
+# "int", "float", "choice" (precision), "devices" (data_parallel: shown only where
+# there are several local devices). A field with a None text accepts None, shown
 # at the minimum (0). Every `FineTuningConfig` field is here; the defaults and the
 # tooltips come from the class itself (`describe_config`).
 MAIN_FIELDS = {
@@ -27,7 +28,9 @@ MAIN_FIELDS = {
     "patience": ("Patience (epochs)", "int", 0, 10_000, "never stop early"),
     "seed": ("Seed", "int", 0, 2**31 - 1, None),
     "precision": ("Precision", "choice", None, None, None),
+    "data_parallel": ("Devices", "devices", None, None, None),
 }
+ONE_DEVICE = "This device"
 ADVANCED_FIELDS = {
     "weight_decay": ("Weight decay", "float", 0.0, 10.0, None),
     "gradient_accumulation_steps": ("Gradient accumulation", "int", 1, 4096, None),
@@ -151,6 +154,9 @@ class HyperparameterForm(QWidget):
         self._widgets = {}
         self._specs = {**MAIN_FIELDS, **ADVANCED_FIELDS}
         self._defaults = None
+        self._device_count = 1
+        # What a run's settings asked for before the device count was known.
+        self._wanted_data_parallel = False
 
         form = QFormLayout(self)
         form.setContentsMargins(0, 0, 0, 0)
@@ -171,6 +177,7 @@ class HyperparameterForm(QWidget):
             form.addRow(spec[0] + ":", self._make_widget(name, spec))
             form.setRowVisible(self._widgets[name], False)
         self._form = form
+        self.set_device_count(1)
         self.setEnabled(False)
         self.setToolTip("Loading kbert's defaults…")
 
@@ -183,7 +190,7 @@ class HyperparameterForm(QWidget):
 
     def _make_widget(self, name, spec):
         _, kind, minimum, maximum, none_text = spec
-        if kind == "choice":
+        if kind in ("choice", "devices"):
             widget = _ChoiceBox()
         elif kind == "int":
             widget = _IntBox()
@@ -195,7 +202,7 @@ class HyperparameterForm(QWidget):
             widget.setSingleStep(0.01 if maximum <= 1.0 else 0.1)
         if none_text is not None:
             widget.setSpecialValueText(none_text)
-        if kind != "choice":
+        if kind not in ("choice", "devices"):
             widget.setAlignment(Qt.AlignmentFlag.AlignRight)
         widget.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         widget.setMinimumWidth(120)
@@ -216,6 +223,18 @@ class HyperparameterForm(QWidget):
     def is_ready(self):
         """Whether the defaults have arrived."""
         return self._defaults is not None
+
+    def set_device_count(self, count):
+        """Offers "All local devices (count)" beside "This device" where `count` > 1
+        (the Devices row shows only then); with one device, data_parallel is False."""
+        self._device_count = max(int(count), 1)
+        widget = self._widgets["data_parallel"]
+        widget.clear()
+        widget.addItem(ONE_DEVICE, False)
+        if self._device_count > 1:
+            widget.addItem(f"All local devices ({self._device_count})", True)
+        self._form.setRowVisible(widget, self._device_count > 1)
+        widget.setCurrentIndex(max(widget.findData(self._wanted_data_parallel), 0))
 
     def set_config_description(self, description):
         """Fills in `describe_config()`'s defaults and tooltips; enables the form."""
@@ -254,7 +273,10 @@ class HyperparameterForm(QWidget):
                     f"Unknown setting {name!r}; the settings are {sorted(self._widgets)}."
                 )
             widget = self._widgets[name]
-            if isinstance(widget, QComboBox):
+            if name == "data_parallel":
+                self._wanted_data_parallel = bool(value)
+                widget.setCurrentIndex(max(widget.findData(bool(value)), 0))
+            elif isinstance(widget, QComboBox):
                 widget.setCurrentText(str(value))
             else:
                 widget.setValue(widget.minimum() if value is None else value)
@@ -264,7 +286,9 @@ class HyperparameterForm(QWidget):
         values = {}
         for name, widget in self._widgets.items():
             none_text = self._specs[name][4]
-            if isinstance(widget, QComboBox):
+            if name == "data_parallel":
+                values[name] = bool(widget.currentData())
+            elif isinstance(widget, QComboBox):
                 values[name] = widget.currentText()
             elif none_text is not None and widget.value() == widget.minimum():
                 values[name] = None
@@ -287,6 +311,8 @@ def _object_name(name):
 
 
 def _show(value, none_text):
+    if isinstance(value, bool):
+        return "all local devices" if value else ONE_DEVICE.lower()
     if value is None:
         return none_text or "none"
     return f"{value:g}" if isinstance(value, float) else str(value)

@@ -37,6 +37,7 @@ class RunRecord:
         metric_points: `[step, value]` pairs.
         epoch_rows: the evaluation table's rows (dicts).
         log: the log's lines.
+        search: the search form's `search()` for a search, None for a single run.
     """
 
     task: str
@@ -51,6 +52,7 @@ class RunRecord:
     metric_points: tuple
     epoch_rows: tuple
     log: tuple
+    search: object = None
 
     def write(self, folder):
         """Writes the record into the run folder `folder` (atomically), making the folder
@@ -72,7 +74,10 @@ class RunRecord:
             document = read_json(path, "data")
             if not isinstance(document, dict) or document.get("format") != RECORD_FORMAT:
                 raise ValueError(f"{path}: not a record of this app's format {RECORD_FORMAT}.")
-            fields = {field.name: document[field.name] for field in dataclasses.fields(cls)}
+            fields = {
+                field.name: document.get(field.name) if field.name == "search" else document[field.name]
+                for field in dataclasses.fields(cls)
+            }
         except (OSError, ValueError, KeyError) as error:
             logger.warning("Ignoring the run record %s: %s", path, error)
             return None

@@ -3,7 +3,19 @@
 import pathlib
 
 from kbert_gui.fine_tuning.column_mapping_form import CHOOSE_LABEL
+from kbert_gui.fine_tuning.fine_tuning_job import MASKED_LM
+from kbert_gui.fine_tuning.search_form import SINGLE_RUN
 from kbert_gui.fine_tuning.training_data_preview import DATA_KINDS
+
+# `kbert.finetuning.fine_tuning_search.JOURNAL_FILE` (that module imports Keras): a
+# folder holding it holds a search, which starting the same search again continues.
+SEARCH_JOURNAL = "search.journal"
+USE_SETUP_LINK = "use-setup"
+
+
+def holds_search(output):
+    """Whether the run folder `output` holds a search (its Optuna journal)."""
+    return bool(output) and (pathlib.Path(output).expanduser() / SEARCH_JOURNAL).is_file()
 
 
 def start_problem(panel, setup, resume_checker, task, train, output, resume):
@@ -35,7 +47,19 @@ def start_problem(panel, setup, resume_checker, task, train, output, resume):
         return f"Fix the training data first: {preview.error}"
     if DATA_KINDS[task] == "table" and mapping is None:
         return "The training file's columns are not known yet."
+    searching = panel.search_form.kind() != SINGLE_RUN
+    if searching and not resume:
+        problem = _search_problem(panel, task)
+        if problem:
+            return problem
     folder = pathlib.Path(output).expanduser()
+    if not resume and holds_search(output):
+        if searching:
+            return None  # the search continues where it stopped
+        return (
+            f"The run folder {folder} holds a search: choose that search under Search to "
+            "continue it, or an empty folder for a single run."
+        )
     if not resume and folder.is_dir() and any(folder.iterdir()):
         if resume_checker.has_checkpoint():
             return (
@@ -49,3 +73,41 @@ def start_problem(panel, setup, resume_checker, task, train, output, resume):
             "The run folder holds no run to resume."
         )
     return None
+
+
+def _search_problem(panel, task):
+    """Why the form's search cannot start, or None."""
+    if task == MASKED_LM:
+        return "A search is for fine-tuning: continued pretraining has no dev metric to rank by."
+    problem = panel.search_form.problem()
+    if problem:
+        return f"Fix the search: {problem}"
+    if not panel.eval_file_edit.text().strip():
+        return (
+            "A search needs an evaluation file: the evaluation data rank the trials and "
+            "pick the model kept."
+        )
+    return None
+
+
+def resume_note(panel, check, problem):
+    """The line under the run buttons about the run folder's run ("" for none).
+
+    Args:
+        panel: the `FineTuningPanel`.
+        check: the folder's current `ResumeCheck`.
+        problem: why Resume would be refused (`start_problem`), or None.
+    """
+    note = check.sentence()
+    if not note and holds_search(panel.output_edit.text().strip()):
+        searching = panel.search_form.kind() != SINGLE_RUN
+        note = "This folder holds a search: " + (
+            "Start continues it (with the same search, data and model)."
+            if searching
+            else "choose it under Search, then Start continues it."
+        )
+    if not note and problem and panel.hyperparameters.is_ready:
+        note = f"Resume is off: {problem[0].lower()}{problem[1:]}"
+    if note and check.record is not None:
+        note += f' <a href="{USE_SETUP_LINK}">Use its setup</a>'
+    return note

@@ -13,12 +13,15 @@ class EnvironmentInfo:
         backend: Keras' backend, e.g. "jax".
         device: the backend and device in words (`kbert.platform_support.describe_device`),
             e.g. "JAX on CPU".
+        local_devices: how many devices data-parallel training would use
+            (`kbert.training.distribution.local_device_count`).
     """
 
     kbert_version: str
     keras_version: str
     backend: str
     device: str
+    local_devices: int = 1
 
     @classmethod
     def read(cls):
@@ -27,10 +30,12 @@ class EnvironmentInfo:
 
         import kbert
         from kbert.platform_support import describe_device
+        from kbert.training.distribution import local_device_count
 
         return cls(
             kbert_version=kbert.__version__,
             keras_version=keras.version(),
             backend=keras.config.backend(),
             device=describe_device(),
+            local_devices=local_device_count(),
         )

@@ -98,6 +98,25 @@ def writes_outputs():
     return jax.process_index() == 0
 
 
+def local_device_count():
+    """The devices `data_parallel` would split each batch over in this process: JAX's
+    local devices; on TensorFlow the TPU cores, else the GPUs, else the logical CPU
+    devices where there are two or more; 1 on PyTorch (no Keras distribution support)."""
+    backend = keras.backend.backend()
+    if backend == "jax":
+        import jax
+
+        return jax.local_device_count()
+    if backend == "tensorflow":
+        import tensorflow as tf
+
+        for kind in ("TPU", "GPU", "CPU"):
+            count = len(tf.config.list_logical_devices(kind))
+            if count >= 2:
+                return count
+    return 1
+
+
 @contextlib.contextmanager
 def data_parallel(enabled=True):
     """Build, compile and train the model inside this block to use every local device.
