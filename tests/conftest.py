@@ -1,6 +1,7 @@
 """Fixtures and hooks of the whole test suite; shared helpers live in the *_helpers.py modules."""
 
 import os
+import pathlib
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -34,6 +35,25 @@ def _collect_garbage_on_the_ui_thread(request):
     collector.start()
     yield
     collector.stop()
+
+
+GUI_TESTS = pathlib.Path(__file__).parent / "gui"
+# The app's tests run on the JAX (the app's default) and PyTorch passes; on TensorFlow's
+# the tests marked `every_backend` (the app trains a model, then uses it) stand for them:
+# every kbert call the app makes is tested on every backend in tests/.
+APP_TEST_SKIP = pytest.mark.skip(
+    reason="the app's tests run on the JAX and PyTorch passes; on TensorFlow's, those "
+    "marked every_backend stand for them"
+)
+
+
+def pytest_collection_modifyitems(config, items):
+    if keras.config.backend() != "tensorflow":
+        return
+    for item in items:
+        in_app_tests = GUI_TESTS in pathlib.Path(str(item.path)).parents
+        if in_app_tests and item.get_closest_marker("every_backend") is None:
+            item.add_marker(APP_TEST_SKIP)
 
 
 @pytest.fixture

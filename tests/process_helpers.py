@@ -1,4 +1,22 @@
-"""Worker processes of a test: waited for under a timeout, and never left running."""
+"""Worker processes of a test: waited for under a timeout, and never left running; and
+the one pass of the suite that runs tests whose processes choose their own backend."""
+
+import keras
+import pytest
+
+# A test whose processes pick their own backend (or none) gives the same answer from any
+# pass, so one pass runs it: PyTorch's, the shortest (scripts/test.sh runs the three
+# passes side by side, so this evens out their lengths).
+PROCESS_PASS_BACKEND = "torch"
+
+
+def on_the_process_pass(reason):
+    """Runs the test on the `PROCESS_PASS_BACKEND` pass only; `reason` says why one is
+    enough (e.g. "starts JAX processes of its own")."""
+    return pytest.mark.skipif(
+        keras.config.backend() != PROCESS_PASS_BACKEND,
+        reason=f"{reason}; the {PROCESS_PASS_BACKEND} pass runs it",
+    )
 
 
 def finished_outputs(processes, timeout):

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import keras
 import pytest
+from process_helpers import on_the_process_pass
 
 BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
 
@@ -139,7 +140,7 @@ def test_only_selects_engines_and_workloads(benchmarks):
         select("bert-jax")
 
 
-@only_in_the_jax_pass
+@on_the_process_pass("runs the device script, whose cells choose their own backends")
 @pytest.mark.slow
 def test_device_run_smoke_measures_kbert_and_the_reference_in_one_table(tmp_path):
     import os

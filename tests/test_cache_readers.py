@@ -14,6 +14,7 @@ import time
 
 import keras
 import pytest
+from process_helpers import PROCESS_PASS_BACKEND
 
 from kbert.checkpoints import cache_entry
 from kbert.files import OutputLock
@@ -63,8 +64,8 @@ def _environment(cache):
 def test_two_processes_resolving_one_uncached_folder_both_succeed_with_one_conversion(
     tmp_path, huggingface_folder
 ):
-    if keras.backend.backend() != "jax":
-        pytest.skip("runs its own processes whatever the test's backend; the JAX pass runs it")
+    if keras.backend.backend() != PROCESS_PASS_BACKEND:
+        pytest.skip("runs its own processes whatever the test's backend; one pass runs it")
     go = tmp_path / "go"
     processes = [
         subprocess.Popen(

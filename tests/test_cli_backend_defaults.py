@@ -11,6 +11,7 @@ import sys
 
 import keras
 import pytest
+from process_helpers import on_the_process_pass
 from inference_helpers import VOCABULARY
 from inference_helpers import make_tokenizer
 from model_helpers import TINY
@@ -30,10 +31,7 @@ def preset(tmp_path):
     return str(folder)
 
 
-@pytest.mark.skipif(
-    keras.config.backend() != "jax",
-    reason="the command chooses its own backend, whatever the test's; the JAX pass runs it",
-)
+@on_the_process_pass("the command chooses its own backend, whatever the test's")
 @pytest.mark.slow
 def test_the_kbert_command_runs_on_jax_and_keeps_its_programs(preset, tmp_path):
     keras_home = tmp_path / "keras_home"

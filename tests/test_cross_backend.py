@@ -5,9 +5,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-import keras
 import numpy as np
 import pytest
+from process_helpers import on_the_process_pass
 from model_helpers import TINY, make_inputs
 
 from kbert.models import BertBackbone, BertPretrainer
@@ -16,10 +16,7 @@ BACKENDS = ("jax", "tensorflow", "torch")
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(
-    keras.config.backend() != "jax",
-    reason="spawns one process per backend; running it once (in the JAX pass) is enough",
-)
+@on_the_process_pass("spawns one process per backend")
 def test_outputs_agree_across_backends(tmp_path):
     model = BertPretrainer(BertBackbone(**TINY))
     # Non-trivial LayerNorm parameters and biases, so that every weight matters.

@@ -155,6 +155,12 @@ def references(tokenizer):
     return reference
 
 
+@pytest.mark.skipif(
+    keras.config.backend() != "torch",
+    reason="a table becomes today's form before Keras sees it, whatever the backend: the "
+    "PyTorch pass (the shortest) trains on both; fit on today's forms is tested on every "
+    "backend (test_task_text_inputs, test_models)",
+)
 @pytest.mark.parametrize("form", ["records", "DataFrame", "Dataset"])
 @pytest.mark.parametrize("task_name", list(TASKS))
 def test_a_table_trains_and_evaluates_to_the_weights_of_todays_form(

@@ -8,6 +8,7 @@ import sys
 
 import keras
 import pytest
+from process_helpers import on_the_process_pass
 from pretraining_helpers import make_shards, pretrain
 
 from kbert.architecture.bert_config import BertConfig
@@ -42,10 +43,10 @@ print("CURVES" + json.dumps(curves))
 """
 
 
-@pytest.mark.skipif(
-    keras.backend.backend() != "jax",
-    reason="keras.distribution data parallelism is JAX's; TensorFlow's MirroredStrategy "
-    "and PyTorch's single device are covered by test_data_parallel_flag_runs",
+@on_the_process_pass(
+    "starts a JAX process of its own with two devices (keras.distribution data "
+    "parallelism is JAX's; test_data_parallel_flag_runs covers TensorFlow's "
+    "MirroredStrategy and PyTorch's single device)"
 )
 def test_two_devices_follow_the_one_device_loss_curve(tmp_path):
     tests = str(pathlib.Path(__file__).parent)

@@ -17,6 +17,7 @@ import sys
 import keras
 import numpy as np
 import pytest
+from process_helpers import on_the_process_pass
 from fine_tuning_data import classification_examples
 from fine_tuning_data import make_tiny_preset
 
@@ -136,10 +137,10 @@ def _run_report(script, environment):
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(
-    keras.backend.backend() != "jax",
-    reason="keras.distribution's data parallelism is JAX's; test_the_flag_runs_on_every_"
-    "backend covers TensorFlow's strategy and PyTorch's one device",
+@on_the_process_pass(
+    "starts a JAX process of its own with two devices (keras.distribution's data "
+    "parallelism is JAX's; test_the_flag_runs_on_every_backend covers TensorFlow's "
+    "strategy and PyTorch's one device)"
 )
 def test_two_devices_fine_tune_as_one(tmp_path):
     environment = dict(

@@ -9,9 +9,9 @@ if one hangs, so the test ends by itself.
 
 import pathlib
 
-import keras
 import numpy as np
 import pytest
+from process_helpers import on_the_process_pass
 from fine_tuning_data import make_tiny_preset
 from process_helpers import free_port
 from process_helpers import result_lines
@@ -68,10 +68,7 @@ def _start(preset, output, devices, distributed, process_id=None, port=None):
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(
-    keras.backend.backend() != "jax",
-    reason="multi-process training is JAX's (jax.distributed + keras.distribution)",
-)
+@on_the_process_pass("starts JAX processes of its own (multi-process training is JAX's)")
 def test_two_processes_fine_tune_step_for_step_like_one_with_as_many_devices(tmp_path):
     preset = make_tiny_preset(tmp_path / "preset")
     port = free_port()

@@ -10,9 +10,9 @@ hangs, so the test ends by itself.
 
 import pathlib
 
-import keras
 import numpy as np
 import pytest
+from process_helpers import on_the_process_pass
 from pretraining_helpers import make_shards
 from process_helpers import free_port
 from process_helpers import result_lines
@@ -72,10 +72,7 @@ def _start(tmp_path, name, devices, distributed, data, vocabulary, process_id=No
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(
-    keras.backend.backend() != "jax",
-    reason="multi-process training is JAX's (jax.distributed + keras.distribution)",
-)
+@on_the_process_pass("starts JAX processes of its own (multi-process training is JAX's)")
 def test_two_processes_train_step_for_step_like_one_with_as_many_devices(tmp_path):
     vocabulary_folder = tmp_path / "corpus"
     data, _ = make_shards(vocabulary_folder)

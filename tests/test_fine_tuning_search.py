@@ -2,7 +2,7 @@
 two processes sharing one search (an Optuna study in the output folder).
 
 The end-to-end tests run `kbert finetune` in fresh interpreters (a process is killed, two
-run at once) on a one-layer model with a few batches per trial. They run on the JAX pass
+run at once) on a one-layer model with a few batches per trial. They run on one pass
 only: the search is backend-independent bookkeeping around `FineTuner`, whose runs the
 other passes test on their backends.
 """
@@ -14,11 +14,11 @@ import subprocess
 import sys
 import time
 
-import keras
 import pytest
 from fine_tuning_data import classification_examples
 from fine_tuning_data import make_tiny_preset
 from process_helpers import finished_outputs
+from process_helpers import on_the_process_pass
 
 from kbert.finetuning.search_space import PAPER_GRID
 from kbert.finetuning.search_space import SearchSpace
@@ -26,10 +26,9 @@ from kbert.finetuning.search_space import SearchSpace
 GRID = "learning_rate=1e-3,3e-4;warmup_ratio=0,0.5"
 PROCESS_TIMEOUT = 600  # seconds; a start and four one-epoch trials take ~30 s unloaded
 
-only_on_the_jax_pass = pytest.mark.skipif(
-    keras.backend.backend() != "jax",
-    reason="the search is backend-independent; its trials are FineTuner runs, which the "
-    "other passes test on their backends",
+only_on_the_process_pass = on_the_process_pass(
+    "the search is backend-independent (the end-to-end runs start JAX processes); its "
+    "trials are FineTuner runs, which every pass tests on its backend"
 )
 
 
@@ -132,7 +131,7 @@ class _CancelWhenFileAppears:
 
 
 @pytest.mark.slow
-@only_on_the_jax_pass
+@only_on_the_process_pass
 def test_a_sampled_search_draws_its_trials_and_reruns_a_stopped_one_at_its_point(search_folder):
     from kbert.finetuning import FineTuningConfig
     from kbert.finetuning import FineTuningSearch
@@ -225,7 +224,7 @@ def _journal_trials(output):
 
 
 @pytest.mark.slow
-@only_on_the_jax_pass
+@only_on_the_process_pass
 def test_a_killed_search_resumes_and_keeps_the_best_of_all_trials(search_folder):
     output = search_folder / "search"
     command = _search_command(search_folder, output, restarts=2)
@@ -274,7 +273,7 @@ def test_a_killed_search_resumes_and_keeps_the_best_of_all_trials(search_folder)
 
 
 @pytest.mark.slow
-@only_on_the_jax_pass
+@only_on_the_process_pass
 def test_two_processes_share_one_search_and_run_no_trial_twice(search_folder):
     output = search_folder / "shared"
     command = _search_command(search_folder, output, restarts=1)

@@ -14,15 +14,15 @@ import sys
 
 import keras
 import pytest
+from process_helpers import on_the_process_pass
 
 from kbert.optional_packages import missing_extra_message
 from kbert.optional_packages import require_extra
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
-only_on_the_jax_pass = pytest.mark.skipif(
-    keras.config.backend() != "jax",
-    reason="runs its own processes whatever the test's backend; the JAX pass runs it",
+only_on_the_process_pass = on_the_process_pass(
+    "runs its own processes whatever the test's backend"
 )
 
 
@@ -80,7 +80,7 @@ def _without(packages, backend, code):
     )
 
 
-@only_on_the_jax_pass
+@only_on_the_process_pass
 def test_the_command_on_a_backend_that_is_not_installed_names_the_extra():
     completed = _without(
         "torch",
@@ -93,7 +93,7 @@ def test_the_command_on_a_backend_that_is_not_installed_names_the_extra():
     assert completed.stderr.strip().endswith('pip install "kbert[torch]"')
 
 
-@only_on_the_jax_pass
+@only_on_the_process_pass
 def test_the_library_on_a_backend_that_is_not_installed_names_the_extra():
     completed = _without(
         "tensorflow",
@@ -116,7 +116,7 @@ IMPORT_MODELS = (
 )
 
 
-@only_on_the_jax_pass
+@only_on_the_process_pass
 def test_importing_the_models_on_a_backend_that_is_not_installed_names_the_extra():
     completed = _without("torch", "torch", IMPORT_MODELS)
     assert completed.returncode == 0, completed.stderr[-3000:]
@@ -141,7 +141,7 @@ def _without_backend_setting(packages, keras_home, code):
 REPORT_BACKEND = IMPORT_MODELS + "import keras\nprint('backend', keras.config.backend())\n"
 
 
-@only_on_the_jax_pass
+@only_on_the_process_pass
 def test_with_no_backend_asked_for_a_missing_default_gives_way_to_jax(tmp_path):
     # Keras' default (TensorFlow), or the backend its keras.json names, is not installed.
     completed = _without_backend_setting(["tensorflow"], tmp_path, REPORT_BACKEND)
@@ -152,7 +152,7 @@ def test_with_no_backend_asked_for_a_missing_default_gives_way_to_jax(tmp_path):
     assert completed.stdout.strip() == "backend jax", completed.stdout + completed.stderr[-3000:]
 
 
-@only_on_the_jax_pass
+@only_on_the_process_pass
 def test_an_installed_backend_in_keras_json_is_kept(tmp_path):
     (tmp_path / "keras.json").write_text(json.dumps({"backend": "torch"}))
     completed = _without_backend_setting([], tmp_path, REPORT_BACKEND)
@@ -184,7 +184,7 @@ def test_the_core_install_is_keras_and_jax_and_the_extras_add_the_rest():
 NOT_IN_THE_CORE = ("tensorflow", "torch", "PySide6", "keras_hub", "keras_nlp", "transformers")
 
 
-@only_on_the_jax_pass
+@only_on_the_process_pass
 @pytest.mark.slow
 def test_the_core_runs_fill_mask_and_a_fit_on_strings_without_the_extras():
     completed = _without(

@@ -11,6 +11,7 @@ import zipfile
 
 import keras
 import pytest
+from process_helpers import on_the_process_pass
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 tomllib = pytest.importorskip("tomllib")
@@ -136,10 +137,7 @@ def test_wheel_installs_and_runs_the_demo_outside_the_checkout(tmp_path):
     assert json.loads(fill.stdout.splitlines()[0])["masks"][0]["candidates"]
 
 
-@pytest.mark.skipif(
-    keras.config.backend() != "jax",
-    reason="installs a venv from the package registry once: on the JAX pass only",
-)
+@on_the_process_pass("installs a venv from the package registry once")
 @pytest.mark.slow
 def test_a_fresh_venv_with_the_wheel_alone_runs_fill_mask_and_a_fit(tmp_path):
     wheel = _build_wheel(tmp_path)

@@ -9,8 +9,8 @@ import os
 import subprocess
 import sys
 
-import keras
 import pytest
+from process_helpers import on_the_process_pass
 
 TEXT = "Paris is the [MASK] of France."
 
@@ -25,9 +25,8 @@ assert result.masks[0].candidates, result
 print("tensorflow imported:", "tensorflow" in sys.modules)
 """
 
-only_on_the_jax_pass = pytest.mark.skipif(
-    keras.config.backend() != "jax",
-    reason="runs its own processes whatever the test's backend; the JAX pass runs it",
+only_on_the_process_pass = on_the_process_pass(
+    "runs its own processes whatever the test's backend"
 )
 
 
@@ -41,7 +40,7 @@ def _user_environment(tmp_path, **variables):
     return environment
 
 
-@only_on_the_jax_pass
+@only_on_the_process_pass
 @pytest.mark.slow
 def test_kbert_fill_mask_on_a_cpu_prints_nothing_on_stderr(tmp_path):
     completed = subprocess.run(
@@ -56,7 +55,7 @@ def test_kbert_fill_mask_on_a_cpu_prints_nothing_on_stderr(tmp_path):
     assert completed.stderr == "", completed.stderr
 
 
-@only_on_the_jax_pass
+@only_on_the_process_pass
 @pytest.mark.slow
 @pytest.mark.parametrize("backend", ["jax", "torch"])
 def test_a_script_on_jax_or_torch_never_imports_tensorflow(tmp_path, backend):
@@ -72,7 +71,7 @@ def test_a_script_on_jax_or_torch_never_imports_tensorflow(tmp_path, backend):
     assert completed.stderr == "", completed.stderr
 
 
-@only_on_the_jax_pass
+@only_on_the_process_pass
 def test_importing_kbert_keeps_tensorflow_logging_to_errors_unless_told_otherwise(tmp_path):
     script = "import os, kbert; print(os.environ['TF_CPP_MIN_LOG_LEVEL'])"
     levels = [

@@ -7,11 +7,9 @@ import sys
 
 import keras
 import pytest
+from process_helpers import on_the_process_pass
 
-# The subprocess tests pick their own backend: the JAX pass of the suite runs them.
-only_in_the_jax_pass = pytest.mark.skipif(
-    keras.config.backend() != "jax", reason="starts processes with their own backends"
-)
+only_in_the_process_pass = on_the_process_pass("starts processes with their own backends")
 
 SCRIPT = r"""
 import json, random, sys
@@ -38,7 +36,7 @@ print(json.dumps({"first": first, "again": again, "by_keras": by_keras,
 """
 
 
-@only_in_the_jax_pass
+@only_in_the_process_pass
 @pytest.mark.parametrize("backend", ["jax", "torch"])
 def test_seeds_as_keras_does_without_importing_tensorflow(backend):
     environment = dict(os.environ, KERAS_BACKEND=backend)
@@ -78,7 +76,7 @@ print(json.dumps({"status": result.status, "tensorflow": "tensorflow" in sys.mod
 """
 
 
-@only_in_the_jax_pass
+@only_in_the_process_pass
 @pytest.mark.slow
 def test_fine_tuning_on_jax_never_imports_tensorflow(tmp_path):
     # TensorFlow's import (~0.4 s holding the GIL, ~800 MB) froze the app's window when

@@ -204,6 +204,7 @@ def test_exports_parse_and_match_what_is_shown(tab, qtbot, tmp_path, models):
 # --- End to end: fine-tune in the app, then use the model -------------------------------
 
 
+@pytest.mark.every_backend
 def test_fine_tune_a_classifier_and_a_tagger_in_the_app_then_use_them(qtbot, tmp_path, models):
     from kbert.models import BertClassifier
     from kbert.models import BertTokenClassifier
