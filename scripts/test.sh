@@ -15,7 +15,7 @@ bash scripts/setup.sh
 
 export TF_CPP_MIN_LOG_LEVEL=3 QT_QPA_PLATFORM=offscreen PYTHONHASHSEED=0
 backends="jax tensorflow torch"
-timing_backends="jax torch"  # tests/gui runs there (tests/conftest.py)
+timing_backends="jax"  # tests/gui runs there (tests/conftest.py)
 work=$(mktemp -d "${TMPDIR:-/tmp}/kbert-tests.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 

@@ -38,17 +38,17 @@ def _collect_garbage_on_the_ui_thread(request):
 
 
 GUI_TESTS = pathlib.Path(__file__).parent / "gui"
-# The app's tests run on the JAX (the app's default) and PyTorch passes; on TensorFlow's
-# the tests marked `every_backend` (the app trains a model, then uses it) stand for them:
+# The app's tests run on the JAX pass (the app's default backend); on the others, the
+# tests marked `every_backend` (the app trains a model, then uses it) stand for them:
 # every kbert call the app makes is tested on every backend in tests/.
 APP_TEST_SKIP = pytest.mark.skip(
-    reason="the app's tests run on the JAX and PyTorch passes; on TensorFlow's, those "
-    "marked every_backend stand for them"
+    reason="the app's tests run on the JAX pass; on the others, those marked every_backend "
+    "stand for them"
 )
 
 
 def pytest_collection_modifyitems(config, items):
-    if keras.config.backend() != "tensorflow":
+    if keras.config.backend() == "jax":
         return
     for item in items:
         in_app_tests = GUI_TESTS in pathlib.Path(str(item.path)).parents

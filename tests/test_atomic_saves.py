@@ -22,6 +22,9 @@ import time
 
 import numpy as np
 import pytest
+from process_helpers import on_the_process_pass
+
+pytestmark = on_the_process_pass("the kills run in a worker process on Keras' NumPy backend")
 
 KILLS = 20
 WORKER_SIZE = dict(

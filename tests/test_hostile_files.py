@@ -30,6 +30,9 @@ from kbert.checkpoints.weights_file import read_weights
 
 from model_helpers import TINY
 from hostile_file_cases import EXPECTED
+from process_helpers import on_the_process_pass
+
+pytestmark = on_the_process_pass("the hostile cases run in a worker process of their own")
 
 torch = pytest.importorskip("torch")
 

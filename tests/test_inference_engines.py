@@ -19,6 +19,12 @@ from kbert.models import BertClassifier
 from kbert.models import BertMaskedLM
 from kbert.models import BertQuestionAnswerer
 from kbert.models import BertTokenClassifier
+from process_helpers import on_the_process_pass
+
+pytestmark = on_the_process_pass(
+    "ONNX Runtime runs the same graph whatever the backend that exported it (the export "
+    "itself is tested on every backend in test_onnx_export)"
+)
 
 TOLERANCE = 1e-4
 CALLS = (inference.classify, inference.tag, inference.fill_mask, inference.answer,

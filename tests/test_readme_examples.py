@@ -29,6 +29,12 @@ import pytest
 from kbert.checkpoints.named_checkpoints import NAMED_CHECKPOINTS
 from kbert.presets import resolve_preset
 
+pytestmark = pytest.mark.skipif(
+    keras.config.backend() != "jax",
+    reason="the README's examples run on its default backend, JAX; every call they make "
+    "is tested on every backend",
+)
+
 README = pathlib.Path(__file__).resolve().parents[1] / "README.md"
 LANGUAGES = ("python", "bash")
 MARKER = re.compile(r"^<!-- readme-test: (?P<note>.+?) -->$")
