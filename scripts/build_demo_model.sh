@@ -1,25 +1,35 @@
 #!/usr/bin/env bash
-# Builds kbert's demo model: a small BERT pretrained on Jane Austen's six novels and the
-# King James Bible.
+# Builds kbert's demo model: a small BERT pretrained on public-domain English from the
+# Debian archive, by default (SOURCES) Jane Austen's six novels and the King James Bible.
 #
-# Reproducible and offline except for the Debian archive: the novels come from the
-# Debian package r-cran-janeaustenr (public-domain novels as R data, read without R by
-# scripts/austen_corpus.py), the Bible from bible-kjv-text through the bible-kjv
-# program (scripts/kjv_corpus.py); neither is installed, only unpacked into WORK. Every
-# 10th chapter is held out: the held-out scores (masked-LM top-1 and next-sentence
-# accuracy) are on text never used in training. Each novel and each book of the Bible
-# is one document, and, as in google-research/bert, a next-sentence negative comes from
-# a document drawn uniformly from all the others (DOCUMENT_BREAK=2: chapters instead).
+# Reproducible and offline except for the Debian archive; no package is installed, only
+# unpacked into WORK. The sources (all public domain; assets/README.md):
+#   austen     Jane Austen's novels, r-cran-janeaustenr (R data, scripts/novels_corpus.py)
+#   kjv        the King James Bible, bible-kjv-text through the bible-kjv program
+#              (scripts/kjv_corpus.py)
+#   moby-dick  Melville's Moby-Dick, r-cran-tokenizers (scripts/novels_corpus.py)
+#   mhcc, tdavid, scofield: Matthew Henry's Concise Commentary, Spurgeon's Treasury of
+#              David, the Scofield notes of 1917, SWORD modules sword-comm-*
+#              (scripts/sword_corpus.py)
+# The larger corpus: SOURCES="austen kjv moby-dick mhcc tdavid scofield". Every 10th
+# chapter of each source is held out (a commentary's held-out chapters are the Bible's),
+# and scripts/dedupe_corpus.py removes repeated paragraphs, and any held-out one, from
+# the training text: the held-out scores (masked-LM top-1 and next-sentence accuracy)
+# are on text never used in training; the published ones on Austen and the Bible
+# together, whatever else was trained on. Each novel, book of the Bible and book's
+# commentary is one document, and, as in google-research/bert, a next-sentence
+# negative comes from a document drawn uniformly from all the others (DOCUMENT_BREAK=2: chapters instead).
 # The held-out scores are also written per corpus: Austen's negatives come mostly from
 # the Bible, so its own figure is measured on held-out shards of the novels alone too.
 # The defaults are the shipped model's: BERT-tiny, about 40 minutes on a 2-core CPU.
 #
 # Usage: scripts/build_demo_model.sh            (writes kbert/presets/builtin/demo/)
 # Settings through the environment (defaults in brackets):
-#   OUTPUT [kbert/presets/builtin/demo]   HELDOUT_OUTPUT [assets/demo-heldout]   WORK [build/demo]   SIZE [tiny]   VOCAB_SIZE [8000]
+#   SOURCES [austen kjv]   OUTPUT [kbert/presets/builtin/demo]
+#   HELDOUT_OUTPUT [assets/demo-heldout]   WORK [build/demo]   SIZE [tiny]   VOCAB_SIZE [8000]
 #   STEPS [7000]   BATCH_SIZE [64]   LEARNING_RATE [1e-3]   WARMUP_STEPS [500]
 #   MAX_SEQ_LENGTH [64]   DUPE_FACTOR [5]   DOCUMENT_BREAK [3]   SEED [12345]
-#   CHECKPOINT_EVERY [1000]   EXTRA_PRETRAIN_ARGS []
+#   CHECKPOINT_EVERY [1000]   EXTRA_PRETRAIN_ARGS []   CORPORA_ONLY [] (1: stop after the corpora)
 # With a GPU, try SIZE=mini MAX_SEQ_LENGTH=128 STEPS=20000 LEARNING_RATE=5e-4.
 # A tiny trial run:  OUTPUT=/tmp/demo WORK=/tmp/demo-work STEPS=200 scripts/build_demo_model.sh
 # Run it again with the same WORK to resume an interrupted pretraining.
@@ -40,26 +50,56 @@ DUPE_FACTOR=${DUPE_FACTOR:-5}
 DOCUMENT_BREAK=${DOCUMENT_BREAK:-3}
 CHECKPOINT_EVERY=${CHECKPOINT_EVERY:-1000}
 SEED=${SEED:-12345}
+ALL_SOURCES="austen kjv moby-dick mhcc tdavid scofield"
+SOURCES=${SOURCES:-austen kjv}
 if (( WARMUP_STEPS > STEPS )); then WARMUP_STEPS=$(( STEPS / 10 )); fi
 
 mkdir -p "$WORK"
 stage() { echo "[$(date -u +%H:%M:%S)] $*" >&2; }
 
-# 1. The corpora, from the Debian archive (apt-get download needs no root).
+# 1. The corpora, from the Debian archive (apt-get download needs no root). The KJV
+#    listing is always made: the commentaries' verse-keyed files are laid out by it.
 root="$WORK/package/root"
-if [[ ! -f "$WORK/austen-train.txt" || ! -f "$WORK/kjv-train.txt" ]]; then
-    stage "corpora: r-cran-janeaustenr, bible-kjv, bible-kjv-text"
-    rm -rf "$WORK/package" && mkdir -p "$WORK/package"
-    (cd "$WORK/package" && apt-get download r-cran-janeaustenr bible-kjv bible-kjv-text >/dev/null)
+packages_of() {  # SOURCE: the Debian packages it is read from
+    case $1 in
+        austen) echo r-cran-janeaustenr ;;
+        kjv) echo bible-kjv bible-kjv-text ;;
+        moby-dick) echo r-cran-tokenizers ;;
+        mhcc | tdavid | scofield) echo "sword-comm-$1" ;;
+        *) echo "unknown source '$1' (known: $ALL_SOURCES)" >&2; return 1 ;;
+    esac
+}
+read -r -a corpora <<< "$SOURCES"
+train_files=() heldout_files=()
+for corpus in "${corpora[@]}"; do
+    packages_of "$corpus" >/dev/null
+    train_files+=("$WORK/$corpus-train.txt") heldout_files+=("$WORK/$corpus-heldout.txt")
+done
+if [[ ! -f "$WORK/corpora-ready" || "$(cat "$WORK/corpora-ready")" != "$SOURCES" ]]; then
+    packages=(bible-kjv bible-kjv-text)
+    for corpus in "${corpora[@]}"; do read -r -a more <<< "$(packages_of "$corpus")"; packages+=("${more[@]}"); done
+    stage "corpora: $SOURCES, from the Debian packages ${packages[*]}"
+    rm -rf "$WORK/package" "$WORK/corpora-ready" && mkdir -p "$WORK/package"
+    (cd "$WORK/package" && apt-get download $(printf '%s\n' "${packages[@]}" | sort -u) >/dev/null)
     for deb in "$WORK"/package/*.deb; do dpkg-deb -x "$deb" "$root"; done
-    python scripts/austen_corpus.py "$root/usr/lib/R/site-library/janeaustenr/data/Rdata" \
-        "$WORK/austen-train.txt" "$WORK/austen-heldout.txt" --heldout-every 10
     "$root/usr/bin/bible" -p "$root/usr/lib" -f "Gen1:1-Rev22:21" > "$WORK/kjv-verses.txt"
-    python scripts/kjv_corpus.py "$WORK/kjv-verses.txt" \
-        "$WORK/kjv-train.txt" "$WORK/kjv-heldout.txt" --heldout-every 10
+    for corpus in "${corpora[@]}"; do
+        out=("$WORK/$corpus-train.txt" "$WORK/$corpus-heldout.txt" --heldout-every 10)
+        case $corpus in
+            austen) python scripts/novels_corpus.py "$root/usr/lib/R/site-library/janeaustenr/data/Rdata" "${out[@]}" ;;
+            moby-dick) python scripts/novels_corpus.py "$root/usr/lib/R/site-library/tokenizers/data/Rdata" "${out[@]}" ;;
+            kjv) python scripts/kjv_corpus.py "$WORK/kjv-verses.txt" "${out[@]}" ;;
+            *) python scripts/sword_corpus.py "$root/usr/share/sword/modules/comments/zcom/$corpus" \
+                "$WORK/kjv-verses.txt" "${out[@]}" ;;
+        esac
+    done
+    # No paragraph twice, none of the held-out ones (a commentary quotes its verses).
+    python scripts/dedupe_corpus.py --heldout "${heldout_files[@]}" -- "${train_files[@]}"
+    wc -w "${train_files[@]}" "${heldout_files[@]}" >&2
+    echo "$SOURCES" > "$WORK/corpora-ready"
 fi
-corpora=(austen kjv)
-train_files=("$WORK/austen-train.txt" "$WORK/kjv-train.txt")
+
+if [[ -n "${CORPORA_ONLY:-}" ]]; then stage "corpora written to $WORK (CORPORA_ONLY)"; exit 0; fi
 
 # 2. The vocabulary, from the training text only.
 if [[ ! -f "$WORK/vocab/vocab.txt" ]]; then
@@ -118,10 +158,19 @@ scores["by_corpus"] = {
 }
 (output / "heldout_scores.json").write_text(json.dumps(scores, indent=2) + "\n")
 metadata = json.loads((output / "metadata.json").read_text())
+described = {
+    "austen": "Jane Austen's novels (Debian r-cran-janeaustenr)",
+    "kjv": "the King James Bible (Debian bible-kjv-text)",
+    "moby-dick": "Herman Melville's Moby-Dick (Debian r-cran-tokenizers)",
+    "mhcc": "Matthew Henry's Concise Commentary (Debian sword-comm-mhcc)",
+    "tdavid": "C. H. Spurgeon's Treasury of David (Debian sword-comm-tdavid)",
+    "scofield": "the Scofield Reference Notes, 1917 (Debian sword-comm-scofield)",
+}
+names = [described[corpus] for corpus in corpora]
 metadata["pretraining"]["train_data"] = (
-    "Jane Austen's novels (Debian r-cran-janeaustenr) and the King James Bible "
-    "(Debian bible-kjv-text), 9 of every 10 chapters, one document per novel or book: "
-    "scripts/build_demo_model.sh"
+    (", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1 else names[0])
+    + ", 9 of every 10 chapters, one document per novel, book or book's commentary, "
+    "repeated paragraphs removed: scripts/build_demo_model.sh"
 )
 metadata["pretraining"]["eval_data"] = "assets/demo-heldout (every 10th chapter)"
 (output / "metadata.json").write_text(json.dumps(metadata, indent=2) + "\n")

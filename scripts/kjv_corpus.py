@@ -3,7 +3,7 @@
 Debian's `bible-kjv` (the program) and `bible-kjv-text` (its compressed text) print
 verses as `Ge1:1 In the beginning God created the heaven and the earth.`; this turns
 that listing into the layout `kbert create-pretraining-data --split-sentences
---document-break 3` reads, as scripts/austen_corpus.py does for the novels: one
+--document-break 3` reads, as scripts/novels_corpus.py does for the novels: one
 chapter per line, chapters separated by two blank lines, books (the documents) by
 three. Every `--heldout-every`-th chapter, counted through the whole Bible, goes to
 the held-out file instead of the training file.

@@ -1,17 +1,21 @@
-"""Jane Austen's six novels as pretraining text, read from Debian's `r-cran-janeaustenr`.
+"""Novels as pretraining text, read from the R data of Debian's R packages.
 
-The package ships the novels as R data (a lazy-load database, `Rdata.rdb`/`.rdx`);
-this reads enough of R's XDR serialisation format (R Internals, "Serialization
-formats": character vectors, lists, pairlists, symbols) to get their lines without R.
+`r-cran-janeaustenr` ships Jane Austen's six novels, and `r-cran-tokenizers` Herman
+Melville's Moby-Dick (its `mobydick`, a Project Gutenberg edition), as R data (a
+lazy-load database, `Rdata.rdb`/`.rdx`); this reads enough of R's XDR serialisation
+format (R Internals, "Serialization formats": character vectors, lists, pairlists,
+symbols) to get their lines without R. The title pages before the first chapter and
+a Project Gutenberg licence after the last are left out.
 
 Output layout, as `kbert create-pretraining-data --split-sentences --document-break 2`
 reads it: one paragraph per line, paragraphs separated by one blank line, chapters
 by two, novels by three. `--document-break 3` makes each novel a document (BERT's
 next-sentence negatives then come from another novel, as Wikipedia's come from
-another article); `--document-break 2` makes each chapter one. Every `--heldout-every`-th chapter goes to the held-out
-file instead of the training file, so held-out scores are on text never trained on.
+another article); `--document-break 2` makes each chapter one. Every
+`--heldout-every`-th chapter goes to the held-out file instead of the training file,
+so held-out scores are on text never trained on.
 
-Usage: python scripts/austen_corpus.py RDATA_BASE TRAIN.txt HELDOUT.txt [--heldout-every N]
+Usage: python scripts/novels_corpus.py RDATA_BASE TRAIN.txt HELDOUT.txt [--heldout-every N]
 """
 
 import argparse
@@ -110,20 +114,29 @@ def read_character_vectors(base):
         blob = database[int(offset) : int(offset) + int(length)]
         value = _Reader(zlib.decompress(blob[4:])).item()
         if isinstance(value, list) and all(
+            isinstance(x, tuple) and isinstance(x[1], str) for x in value
+        ):  # a named vector holding whole texts (tokenizers' `mobydick`): its lines
+            value = [line for _, text in value for line in text.splitlines()]
+        if isinstance(value, list) and all(
             isinstance(x, (str, type(None))) for x in value
         ):
             result[name] = value
     return result
 
 
-_CHAPTER = re.compile(r"^chapter\s+[0-9ivxlc]+\b", re.IGNORECASE)
+_CHAPTER = re.compile(r"^(chapter\s+[0-9ivxlc]+\b|epilogue$)", re.IGNORECASE)
+# A Project Gutenberg edition (tokenizers' `mobydick`) ends with the licence.
+_END_OF_TEXT = re.compile(r"^(end of (the )?project gutenberg|\*\*\* ?end of)", re.IGNORECASE)
 
 
 def chapters(lines):
-    """Chapters as lists of paragraphs; the title pages before chapter 1 are left out."""
+    """Chapters as lists of paragraphs; the title pages before chapter 1 and a Project
+    Gutenberg licence after the text are left out."""
     chapter, paragraph = None, []
     for line in lines + [""]:
         line = (line or "").strip()
+        if _END_OF_TEXT.match(line):
+            break
         if _CHAPTER.match(line):
             if chapter:
                 yield chapter
@@ -134,6 +147,8 @@ def chapters(lines):
             paragraph = []
         elif chapter is not None:
             paragraph.append(line.replace("_", ""))
+    if chapter is not None and paragraph:
+        chapter.append(" ".join(paragraph))
     if chapter:
         yield chapter
 
