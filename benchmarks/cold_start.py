@@ -1,4 +1,4 @@
-"""How long `kbert fill-mask` takes from a cold start, as a desktop user feels it.
+"""How long `kbert fill-mask` (or `kbert classify`) takes from a cold start, as a user feels it.
 
 Two figures, each the median over `--runs` fresh processes:
 
@@ -13,9 +13,17 @@ installing, or after JAX was upgraded) and with a warm one (every later run; the
 `kbert` command keeps compiled programs in `~/.cache/kbert/jax-compilation-cache`).
 On TensorFlow and PyTorch the cache does not apply and both rows are alike.
 
+With `--task classify` the same figures are those of `kbert classify` and
+`BertClassifier.classify` (the Classify & tag tab's first prediction); a model without
+a classifier head (the demo) gets a new two-class one, whose forward pass costs what a
+fine-tuned one's does. `--texts N` makes the command line classify a file of N
+mixed-length sentences (`kbert classify --file`) and adds the app phase `texts`: one
+`classify` call on all of them (the fine-tuning tab's evaluation, an export).
+
 Usage:
     python benchmarks/cold_start.py                      # the bundled demo model
     python benchmarks/cold_start.py --model PRESET --runs 5 --output cold_start.json
+    python benchmarks/cold_start.py --task classify --texts 1000 --runs 3
 
 The backend is JAX (the default of kbert's command line and app) unless KERAS_BACKEND
 is set or `--backend` is given.
@@ -31,12 +39,16 @@ import tempfile
 import time
 
 DEFAULT_TEXT = "Elizabeth [MASK] the letter."
+CLASSIFY_TEXT = "Elizabeth read the letter twice, and then she put it away."
 CACHE_MODES = ("empty", "warm")
+TASKS = ("fill-mask", "classify")
 
 
-def cli_seconds(model, text, environment):
-    """Wall seconds of one `kbert fill-mask` process; raises if it fails."""
-    command = [sys.executable, "-m", "kbert.cli", "fill-mask", "--model", model, text]
+def cli_seconds(model, text, environment, task="fill-mask", texts_file=None):
+    """Wall seconds of one `kbert fill-mask` (or `kbert classify`) process on `text`, or
+    on the lines of `texts_file`; raises if it fails."""
+    command = [sys.executable, "-m", "kbert.cli", task, "--model", model]
+    command += ["--file", texts_file] if texts_file else [text]
     start = time.perf_counter()
     completed = subprocess.run(command, env=environment, capture_output=True, text=True)
     seconds = time.perf_counter() - start
@@ -48,48 +60,102 @@ def cli_seconds(model, text, environment):
     return seconds
 
 
-def app_phases(model, text):
-    """Seconds of each phase of loading a model and filling one mask, in this process.
+def app_phases(model, text, task="fill-mask", texts=None):
+    """Seconds of each phase of loading a model and filling one mask (or classifying
+    one text), in this process.
 
     Returns:
         A dict: `import_keras`, `load`, `first_call`, `load_to_first_result`, and
-        `second_call` (the same text again: what a keystroke within the bucket costs).
+        `second_call` (the same text again: what a keystroke within the bucket costs);
+        with `texts`, `texts` too: one call on all of them (the app's evaluation or
+        export of a file).
     """
     start = time.perf_counter()
     import keras  # noqa: F401
 
+    from kbert.models import BertClassifier
     from kbert.models import BertMaskedLM
 
     imported = time.perf_counter()
-    masked_lm = BertMaskedLM.from_preset(model)
+    if task == "fill-mask":
+        loaded_model = BertMaskedLM.from_preset(model)
+        predict = loaded_model.fill_mask
+    else:
+        loaded_model = BertClassifier.from_preset(model)
+        predict = loaded_model.classify
     loaded = time.perf_counter()
-    masked_lm.fill_mask(text)
+    predict(text)
     answered = time.perf_counter()
-    masked_lm.fill_mask(text)
+    predict(text)
     answered_again = time.perf_counter()
-    return {
+    phases = {
         "import_keras": imported - start,
         "load": loaded - imported,
         "first_call": answered - loaded,
         "load_to_first_result": answered - imported,
         "second_call": answered_again - answered,
     }
+    if texts:
+        before = time.perf_counter()
+        predict(texts)
+        phases["texts"] = time.perf_counter() - before
+    return phases
 
 
-def app_phases_in_fresh_process(model, text, environment):
+def app_phases_in_fresh_process(model, text, environment, task="fill-mask", texts_file=None):
     """`app_phases` run in a new Python process (so that imports are cold too)."""
-    command = [sys.executable, __file__, "--worker", "--model", model, "--text", text]
+    command = [sys.executable, __file__, "--worker", "--model", model, "--text", text,
+               "--task", task] + (["--texts-file", texts_file] if texts_file else [])
+    return _worker(command, environment, "The app-phase worker")
+
+
+def classifier_and_texts(model, folder, count, seed=0):
+    """A classifier preset in `folder` (`model` itself when it has a classifier head,
+    else `model` with a new two-class head trained one step on two sentences, so that
+    `kbert classify` takes it: the same forward pass as a fine-tuned one) and, with
+    `count`, a file of that many mixed-length sentences of its vocabulary.
+
+    Returns:
+        (preset folder, texts file or None).
+    """
+    import warnings
+
+    from cpu_inference import mixed_sentences
+
+    from kbert.models import BertClassifier
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the new head's warning
+        classifier = BertClassifier.from_preset(model, num_classes=2)
+    if classifier.freshly_initialized_heads:
+        classifier.fit(["a good day .", "a bad day ."], [1, 0], epochs=1, verbose=0)
+    classifier.save_to_preset(folder)
+    if not count:
+        return folder, None
+    with open(os.path.join(folder, "vocab.txt"), encoding="utf-8") as handle:
+        vocabulary = handle.read().split()
+    path = os.path.join(folder, "texts.txt")
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write("\n".join(mixed_sentences(count, vocabulary, seed)) + "\n")
+    return folder, path
+
+
+def _worker(command, environment, what):
     completed = subprocess.run(command, env=environment, capture_output=True, text=True)
     if completed.returncode != 0:
         raise RuntimeError(
-            f"The app-phase worker failed with status {completed.returncode}: "
+            f"{what} failed with status {completed.returncode}: "
             f"{completed.stderr.strip()[-2000:]}"
         )
     return json.loads(completed.stdout.strip().splitlines()[-1])
 
 
-def measure(model, text, runs, backend="jax"):
+def measure(model, text, runs, backend="jax", task="fill-mask", texts=0):
     """Median seconds of the command line and of the app phases, per cache mode.
+
+    With `task="classify"`, `model` gets a classifier head if it has none, and with
+    `texts` the command line classifies a file of that many sentences (`--file`) and
+    the app phases include one call on all of them.
 
     Returns:
         `{"empty": {...}, "warm": {...}}`, each with `cli` and the app phases (medians
@@ -97,16 +163,27 @@ def measure(model, text, runs, backend="jax"):
     """
     if isinstance(runs, bool) or not isinstance(runs, int) or runs < 1:
         raise ValueError(f"`runs` must be a positive integer. Received: runs={runs!r}")
+    if task not in TASKS:
+        raise ValueError(f"`task` must be one of {TASKS}. Received: task={task!r}")
+    if texts and task != "classify":
+        raise ValueError("`texts` needs task='classify' (fill-mask takes one text).")
     # The app phases run in plain Python processes, which get the cache settings of
     # the `kbert` command (see `kbert.cli`) here.
     base = dict(os.environ, KERAS_BACKEND=backend, JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS="0")
     results = {}
     with tempfile.TemporaryDirectory(prefix="kbert-cold-start-") as scratch:
+        texts_file = None
+        if task == "classify":
+            model, texts_file = _worker(
+                [sys.executable, __file__, "--make-classifier", os.path.join(scratch, "model"),
+                 "--model", model, "--texts", str(texts)],
+                dict(base, JAX_COMPILATION_CACHE_DIR=""), "Making the classifier",
+            )
         warm_cache = os.path.join(scratch, "warm")
         # The warm cache is filled by one untimed run of each kind.
         primed = dict(base, JAX_COMPILATION_CACHE_DIR=warm_cache)
-        cli_seconds(model, text, primed)
-        app_phases_in_fresh_process(model, text, primed)
+        cli_seconds(model, text, primed, task, texts_file)
+        app_phases_in_fresh_process(model, text, primed, task, texts_file)
         for mode in CACHE_MODES:
             cli_runs, app_runs = [], []
             for run in range(runs):
@@ -115,10 +192,12 @@ def measure(model, text, runs, backend="jax"):
                 else:
                     cache = warm_cache
                 environment = dict(base, JAX_COMPILATION_CACHE_DIR=cache)
-                cli_runs.append(cli_seconds(model, text, environment))
+                cli_runs.append(cli_seconds(model, text, environment, task, texts_file))
                 if mode == "empty":
                     environment["JAX_COMPILATION_CACHE_DIR"] = cache + "-app"
-                app_runs.append(app_phases_in_fresh_process(model, text, environment))
+                app_runs.append(
+                    app_phases_in_fresh_process(model, text, environment, task, texts_file)
+                )
             summary = {
                 "cli": statistics.median(cli_runs),
                 "cli_min": min(cli_runs),
@@ -134,7 +213,7 @@ def format_table(results):
     phases = (
         "cli", "cli_min", "import_keras", "load", "first_call", "load_to_first_result",
         "second_call",
-    )
+    ) + (("texts",) if "texts" in next(iter(results.values())) else ())
     lines = [
         "seconds (medians; cli_min: the fastest command-line run)",
         f"{'JAX cache':<10}" + "".join(f"{phase:>21}" for phase in phases),
@@ -147,7 +226,13 @@ def format_table(results):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", default="demo", help="preset folder or name (default: demo)")
-    parser.add_argument("--text", default=DEFAULT_TEXT, help=f"(default: {DEFAULT_TEXT!r})")
+    parser.add_argument("--task", choices=TASKS, default="fill-mask",
+                        help="classify: the model gets a two-class head if it has none "
+                        "(default: fill-mask)")
+    parser.add_argument("--text", help=f"(default: {DEFAULT_TEXT!r}, or {CLASSIFY_TEXT!r})")
+    parser.add_argument("--texts", type=int, default=0,
+                        help="classify: the command line classifies a file of this many "
+                        "mixed-length sentences, and the app phases add one call on them")
     parser.add_argument("--runs", type=int, default=5, help="processes per figure (default: 5)")
     parser.add_argument(
         "--backend",
@@ -156,14 +241,26 @@ def main(argv=None):
     )
     parser.add_argument("--output", help="also write the figures to this JSON file")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--texts-file", help=argparse.SUPPRESS)
+    parser.add_argument("--make-classifier", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    if args.worker:
-        print(json.dumps(app_phases(args.model, args.text)))
+    text = args.text or (CLASSIFY_TEXT if args.task == "classify" else DEFAULT_TEXT)
+    if args.make_classifier:
+        print(json.dumps(classifier_and_texts(args.model, args.make_classifier, args.texts)))
         return 0
-    results = measure(args.model, args.text, args.runs, args.backend)
+    if args.worker:
+        texts = None
+        if args.texts_file:
+            with open(args.texts_file, encoding="utf-8") as handle:
+                texts = handle.read().splitlines()
+        print(json.dumps(app_phases(args.model, text, args.task, texts)))
+        return 0
+    results = measure(args.model, text, args.runs, args.backend, args.task, args.texts)
     record = {
         "model": args.model,
-        "text": args.text,
+        "task": args.task,
+        "texts": args.texts,
+        "text": text,
         "runs": args.runs,
         "backend": args.backend,
         "cpu_count": os.cpu_count(),

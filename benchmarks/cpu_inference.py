@@ -57,6 +57,8 @@ KBERT_ENGINES = {
     "kbert-keras-int8": ("keras", "int8"),
 }
 INT8_ENGINES = ("kbert-onnxruntime-int8", "kbert-keras-int8")
+# Every run has these: the ratios the targets are set on compare them.
+REFERENCE_ENGINES = ("kbert", "onnxruntime", "transformers")
 # Logits of the float32 engines on the same inputs agree at least this well.
 LOGIT_TOLERANCE = 1e-3
 
@@ -112,8 +114,8 @@ def batched_reference(tokenizer, run, texts, batch_size):
     return np.concatenate(logits)
 
 
-def engines_for(checkpoint, preset, onnx_path, batch_size):
-    """`{name: texts -> logits (N, 2)}` for the three engines, and kbert's load seconds."""
+def engines_for(checkpoint, preset, onnx_path, batch_size, names=ENGINES):
+    """`{name: texts -> logits (N, 2)}` for the engines in `names`."""
     import torch
     import transformers
 
@@ -153,7 +155,7 @@ def engines_for(checkpoint, preset, onnx_path, batch_size):
     engines = {"onnxruntime": onnx_logits, "transformers": torch_logits}
     for name, (engine, quantize) in KBERT_ENGINES.items():
         engines[name] = kbert_engine(engine, quantize)
-    return {name: engines[name] for name in ENGINES}
+    return {name: engines[name] for name in names}
 
 
 def softmax(logits):
@@ -161,9 +163,18 @@ def softmax(logits):
     return np.exp(shifted) / np.exp(shifted).sum(axis=-1, keepdims=True)
 
 
+def chosen_engines(engines):
+    """`engines` and the reference engines, in the order of `ENGINES`."""
+    unknown = set(engines) - set(ENGINES)
+    if unknown:
+        raise ValueError(f"unknown engines {sorted(unknown)}; known: {', '.join(ENGINES)}")
+    return tuple(name for name in ENGINES if name in set(engines) | set(REFERENCE_ENGINES))
+
+
 def measure(size="base", vocabulary_size=30522, workloads=(1, 64), rounds=5, warmup=2,
-            batch_size=32, seed=0):
-    """Builds the three engines and times each workload in interleaved rounds.
+            batch_size=32, seed=0, engines=ENGINES):
+    """Builds the engines (`engines`, and always `REFERENCE_ENGINES`) and times each
+    workload in interleaved rounds.
 
     Returns:
         A dict with, per workload (its sentence count as a string): `max_tokens`,
@@ -177,6 +188,7 @@ def measure(size="base", vocabulary_size=30522, workloads=(1, 64), rounds=5, war
     """
     import keras
 
+    names = chosen_engines(engines)
     with tempfile.TemporaryDirectory(prefix="kbert-cpu-inference-") as scratch:
         checkpoint = write_huggingface_checkpoint(
             os.path.join(scratch, "huggingface"), size, vocabulary_size, seed,
@@ -185,9 +197,10 @@ def measure(size="base", vocabulary_size=30522, workloads=(1, 64), rounds=5, war
         vocabulary = made_up_vocabulary(vocabulary_size)
         engines = engines_for(
             checkpoint, os.path.join(scratch, "kbert"), os.path.join(scratch, "model.onnx"),
-            batch_size,
+            batch_size, names,
         )
         result = {
+            "engines": list(names),
             "size": size,
             "vocabulary_size": vocabulary_size,
             "batch_size": batch_size,
@@ -200,7 +213,7 @@ def measure(size="base", vocabulary_size=30522, workloads=(1, 64), rounds=5, war
             outputs = {name: engine(texts) for name, engine in engines.items()}
             differences = {
                 name: float(np.abs(outputs[name] - outputs["transformers"]).max())
-                for name in ENGINES
+                for name in names
             }
             exact = {name: value for name, value in differences.items()
                      if name not in INT8_ENGINES}
@@ -226,7 +239,7 @@ def measure(size="base", vocabulary_size=30522, workloads=(1, 64), rounds=5, war
                 "milliseconds": milliseconds,
                 "kbert_over_onnxruntime": kbert / milliseconds["onnxruntime"]["median"],
                 "kbert_over_transformers": kbert / milliseconds["transformers"]["median"],
-                "over_kbert": {name: milliseconds[name]["median"] / kbert for name in ENGINES},
+                "over_kbert": {name: milliseconds[name]["median"] / kbert for name in names},
                 "load_average": os.getloadavg() if hasattr(os, "getloadavg") else None,
             }
     return result
@@ -244,7 +257,7 @@ def format_table(result):
     ]
     for count, figures in result["workloads"].items():
         load = figures["load_average"]
-        for name in ENGINES:
+        for name in result["engines"]:
             lines.append(
                 f"{count:>9} {name:<24} {figures['milliseconds'][name]['median']:>10.1f} "
                 f"{figures['over_kbert'][name]:>8.2f} "
@@ -263,10 +276,13 @@ def main(argv=None):
     parser.add_argument("--rounds", type=int, default=5, help="timed rounds (default: 5)")
     parser.add_argument("--warmup", type=int, default=2, help="untimed rounds (default: 2)")
     parser.add_argument("--batch-size", type=int, default=32, help="(default: 32)")
+    parser.add_argument("--engines", nargs="+", choices=ENGINES, default=list(ENGINES),
+                        help="the engines to time; kbert, onnxruntime and transformers always "
+                        "run (default: all)")
     parser.add_argument("--output", help="also write the figures to this JSON file")
     args = parser.parse_args(argv)
     result = measure(args.size, args.vocabulary_size, args.workloads, args.rounds, args.warmup,
-                     args.batch_size)
+                     args.batch_size, engines=args.engines)
     report(result, format_table(result), args.output)
     return 0
 

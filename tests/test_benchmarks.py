@@ -263,6 +263,35 @@ def test_app_phases_time_the_load_and_the_first_prediction(random_preset):
     assert all(seconds >= 0 for seconds in phases.values())
 
 
+@pytest.mark.skipif(
+    keras.config.backend() != "torch",
+    reason="the script times whichever backend it runs on; the PyTorch pass (the shortest) runs it",
+)
+def test_app_phases_of_a_classifier_time_one_text_and_a_file_of_them(random_preset, tmp_path):
+    from cold_start import CLASSIFY_TEXT, app_phases, classifier_and_texts
+
+    # A preset without a classifier head gets one, trained a step so the CLI takes it.
+    folder, texts_file = classifier_and_texts(random_preset, str(tmp_path / "classifier"), 7)
+    from kbert.models import BertClassifier
+
+    assert BertClassifier.from_preset(folder).freshly_initialized_heads == []
+    with open(texts_file, encoding="utf-8") as handle:
+        texts = handle.read().splitlines()
+    assert len(texts) == 7 and all(12 <= len(text.split()) <= 41 for text in texts)
+    phases = app_phases(folder, CLASSIFY_TEXT, "classify", texts)
+    assert phases["texts"] > 0 and phases["first_call"] > 0
+    assert phases["load_to_first_result"] == pytest.approx(phases["load"] + phases["first_call"])
+
+
+def test_cold_start_refuses_a_file_of_texts_to_fill_mask(benchmarks):
+    from cold_start import measure
+
+    with pytest.raises(ValueError, match="task='classify'"):
+        measure("demo", "a [MASK].", runs=1, task="fill-mask", texts=10)
+    with pytest.raises(ValueError, match="`task` must be one of"):
+        measure("demo", "a", runs=1, task="summarise")
+
+
 @only_in_the_jax_pass
 @pytest.mark.slow
 def test_cold_start_times_the_kbert_command(random_preset):
@@ -312,6 +341,18 @@ def test_cpu_inference_compares_kbert_with_onnx_runtime_and_transformers(benchma
         assert figures["kbert_over_onnxruntime"] == pytest.approx(ratio)
     assert result["workloads"]["5"]["max_words"] <= 40
     assert "kbert-onnxruntime-int8" in format_table(result)
+    assert result["engines"] == list(ENGINES)
+
+
+def test_cpu_inference_always_times_the_reference_engines(benchmarks):
+    from cpu_inference import chosen_engines
+
+    assert chosen_engines(["kbert-keras-int8"]) == (
+        "kbert", "onnxruntime", "transformers", "kbert-keras-int8"
+    )
+    assert chosen_engines([]) == ("kbert", "onnxruntime", "transformers")
+    with pytest.raises(ValueError, match="unknown engines"):
+        chosen_engines(["tensorrt"])
 
 
 # --- Host work per step and the CPU design choices ------------------------------------------

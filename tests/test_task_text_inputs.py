@@ -260,6 +260,11 @@ def test_commands_that_need_a_trained_head_refuse_a_fresh_one(preset, tmp_path, 
     BertClassifier.from_preset(preset, num_classes=2).save_to_preset(tmp_path / "classifier")
     assert main(["fill-mask", "--model", str(tmp_path / "classifier"), "the [MASK]"]) == 1
     assert "has no BertMaskedLM head: it is a BertClassifier" in capsys.readouterr().err
+    # The classifier's own head is there but untrained: said as such, not as a missing head.
+    assert main(["classify", "--model", str(tmp_path / "classifier"), "the cat"]) == 1
+    error = capsys.readouterr().err
+    assert "is a BertClassifier whose head was saved untrained" in error
+    assert "has no BertClassifier head" not in error and "kbert finetune --task classification" in error
     squad = tmp_path / "squad.json"
     squad.write_text(json.dumps({"version": "v2.0", "data": []}))
     assert main(["evaluate", "--task", "qa", "--model", "demo", "--data", str(squad)]) == 1

@@ -112,10 +112,16 @@ def load_backbone(cls, preset, dtype=None, load_weights=True, **kwargs):
 def missing_head_message(task_class, source, class_name):
     """Why `source` (a `class_name` preset) cannot serve `task_class` without a new head."""
     task = task_class.fine_tuning_task
-    message = (
-        f"The model {str(source)!r} has no {task_class.__name__} head: it is a {class_name} "
-        f"({_HEADS.get(class_name, 'another head')})."
-    )
+    if class_name == task_class.__name__:  # the head is there, saved before any training
+        message = (
+            f"The model {str(source)!r} is a {class_name} whose head was saved untrained: "
+            "its predictions would mean nothing."
+        )
+    else:
+        message = (
+            f"The model {str(source)!r} has no {task_class.__name__} head: it is a "
+            f"{class_name} ({_HEADS.get(class_name, 'another head')})."
+        )
     if task is None:
         return message + (
             " Pretrain or continue pretraining one (`kbert pretrain --init-from "
