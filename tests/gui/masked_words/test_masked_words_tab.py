@@ -39,7 +39,9 @@ from kbert_gui.masked_words.masked_text_edit import MaskedTextEdit
 from kbert_gui.masked_words.masked_text_edit import word_span
 from kbert_gui.services.model_store import ModelStore
 from kbert_gui.widgets.probability_text import probability_text
+from gui_helpers import FROZEN_WINDOW_MS
 from gui_helpers import Heartbeat
+from gui_helpers import record_threads
 from gui_helpers import make_context
 from gui_helpers import stop_context
 from kbert.inference import MaskFill
@@ -548,7 +550,7 @@ def test_the_views_of_a_128_token_text_keep_the_window_responsive(qtbot, tmp_pat
         panel.heat_map.grab()
         qtbot.wait(30)
         heartbeat.stop()
-        assert heartbeat.max_gap_ms < 400  # generous: benchmarks/gui_heartbeat.py measures
+        assert heartbeat.max_gap_ms < FROZEN_WINDOW_MS  # benchmarks/gui_heartbeat.py measures
     finally:
         _close(tab, context)
 
@@ -705,7 +707,8 @@ def test_a_missing_model_is_reported_inline(qtbot, masked_words, model_store, tm
 
 
 @pytest.mark.timing
-def test_the_ui_thread_never_stalls_while_predicting(qtbot, masked_words, presets):
+def test_the_ui_thread_never_stalls_while_predicting(qtbot, monkeypatch, masked_words, presets):
+    on_ui_thread = record_threads(monkeypatch, FillMaskOutcome, "compute")
     pane = masked_words.comparison_pane
     pane.set_comparison_source(presets.backbone_only)
 
@@ -726,7 +729,10 @@ def test_the_ui_thread_never_stalls_while_predicting(qtbot, masked_words, preset
     for text in ("the [MASK] ran .", "a big dog ran to [MASK] near the river .", "[MASK] ."):
         predict_with_both(text)
     heartbeat.stop()
-    assert heartbeat.max_gap_ms < 200
+    # Both models loaded and predicted (every text, new input shapes included) off the
+    # UI thread; the window never froze while they did.
+    assert len(on_ui_thread) >= 8 and not any(on_ui_thread)
+    assert heartbeat.max_gap_ms < FROZEN_WINDOW_MS
 
 
 # --- The item model ----------------------------------------------------------------------------
