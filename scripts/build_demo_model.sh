@@ -30,6 +30,12 @@
 #   STEPS [7000]   BATCH_SIZE [64]   LEARNING_RATE [1e-3]   WARMUP_STEPS [500]
 #   MAX_SEQ_LENGTH [64]   DUPE_FACTOR [5]   DOCUMENT_BREAK [3]   SEED [12345]
 #   CHECKPOINT_EVERY [1000]   EXTRA_PRETRAIN_ARGS []   CORPORA_ONLY [] (1: stop after the corpora)
+#   VOCAB [] (a folder with vocab.txt and tokenizer_config.json to use instead of building
+#   one, e.g. kbert/presets/builtin/demo: the same
+#   vocabulary as the current demo keeps its held-out shards comparable)
+#   TRAIN_DATA_ARGS [] (more `kbert create-pretraining-data` flags for the training shards
+#   only, e.g. "--whole-word-masking --dynamic-masking" with EXTRA_PRETRAIN_ARGS=--dynamic-masking;
+#   the held-out shards keep static per-piece masks, so scores stay comparable)
 # With a GPU, try SIZE=mini MAX_SEQ_LENGTH=128 STEPS=20000 LEARNING_RATE=5e-4.
 # A tiny trial run:  OUTPUT=/tmp/demo WORK=/tmp/demo-work STEPS=200 scripts/build_demo_model.sh
 # Run it again with the same WORK to resume an interrupted pretraining.
@@ -102,7 +108,11 @@ fi
 if [[ -n "${CORPORA_ONLY:-}" ]]; then stage "corpora written to $WORK (CORPORA_ONLY)"; exit 0; fi
 
 # 2. The vocabulary, from the training text only.
-if [[ ! -f "$WORK/vocab/vocab.txt" ]]; then
+if [[ ! -f "$WORK/vocab/vocab.txt" && -n "${VOCAB:-}" ]]; then
+    stage "vocabulary: the one of $VOCAB"
+    mkdir -p "$WORK/vocab"
+    cp "$VOCAB/vocab.txt" "$VOCAB/tokenizer_config.json" "$WORK/vocab/"
+elif [[ ! -f "$WORK/vocab/vocab.txt" ]]; then
     stage "vocabulary: $VOCAB_SIZE WordPiece tokens, lower-cased"
     kbert vocab --output "$WORK/vocab" --size "$VOCAB_SIZE" "${train_files[@]}"
 fi
@@ -111,13 +121,15 @@ fi
 #    chapters) are the documents. Held-out shards of both corpora together (the
 #    published scores) and of each alone (the breakdown).
 make_shards() {  # NAME DUPE FILES...
-    local name=$1 dupe=$2; shift 2
+    local name=$1 dupe=$2 more=(); shift 2
+    [[ $name == train ]] && read -r -a more <<< "${TRAIN_DATA_ARGS:-}"
     if [[ ! -f "$WORK/shards-$name/manifest.json" ]]; then
         stage "pretraining data: $name"
         rm -rf "$WORK/shards-$name"
         kbert create-pretraining-data --input "$@" --vocab "$WORK/vocab" \
             --output "$WORK/shards-$name" --split-sentences --document-break "$DOCUMENT_BREAK" \
-            --max-seq-length "$MAX_SEQ_LENGTH" --dupe-factor "$dupe" --seed "$SEED" --no-progress
+            --max-seq-length "$MAX_SEQ_LENGTH" --dupe-factor "$dupe" --seed "$SEED" --no-progress \
+            "${more[@]}"
     fi
 }
 make_shards train "$DUPE_FACTOR" "${train_files[@]}"

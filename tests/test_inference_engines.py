@@ -115,6 +115,29 @@ def test_onnx_runtime_gives_the_keras_classifications(classifier, onnx_cache):
 
 @needs_onnx
 @pytest.mark.slow
+def test_onnx_runtime_pads_each_batch_to_its_own_longest_row(classifier, onnx_cache,
+                                                              monkeypatch):
+    # No compilation per shape, so no length bucket: every token ONNX Runtime computes
+    # is one of the texts' (the Keras engine pads 9 tokens to 16).
+    runner = engine_model(classifier, "onnxruntime")
+    shapes = []
+    run = runner.predict_on_batch
+    monkeypatch.setattr(runner, "predict_on_batch",
+                        lambda inputs: shapes.append(inputs["token_ids"].shape) or run(inputs))
+    words = " ".join(example.text for example in classification_examples(4, seed=3)).split()
+    texts = [" ".join(words[:count]) for count in (5, 9, 2, 13)]
+    lengths = [len(classifier.tokenizer.encode(text).token_ids) for text in texts]
+    assert len(set(lengths)) == 4
+    results = classifier.classify(texts, batch_size=2, engine="onnxruntime")
+    expected = classifier.classify(texts, batch_size=2, engine="keras")  # the caller's order
+    for result, keras_result in zip(results, expected):
+        assert abs(result.probability - keras_result.probability) < TOLERANCE
+    longest_first = sorted(lengths, reverse=True)
+    assert shapes == [(2, longest_first[0]), (2, longest_first[2])]
+
+
+@needs_onnx
+@pytest.mark.slow
 def test_int8_changes_scores_a_little_and_keeps_the_accuracy(classifier, onnx_cache, caplog):
     examples = classification_examples(64, seed=7)
     texts = [example.text for example in examples]

@@ -53,8 +53,16 @@ def sequence_limit(model, tokenizer):
 
 
 def model_buckets(model):
-    """The inference length buckets of `model` (see `length_buckets`)."""
-    return length_buckets(int(model.bert_config.max_positions), INFERENCE_LENGTH_BUCKETS)
+    """The inference length buckets of `model` (see `length_buckets`).
+
+    A model that runs every shape at no extra cost (`compiles_per_shape = False`: an
+    `OnnxRuntimeModel`) gets every length, so each batch is padded to its own longest
+    row only.
+    """
+    max_positions = int(model.bert_config.max_positions)
+    if not getattr(model, "compiles_per_shape", True):
+        return tuple(range(1, max_positions + 1))
+    return length_buckets(max_positions, INFERENCE_LENGTH_BUCKETS)
 
 
 def pad_batch(tokenizer, encodings, buckets, longest=None):

@@ -24,6 +24,10 @@ class OnnxRuntimeModel:
     (8, 2)
     """
 
+    # ONNX Runtime runs any batch and length without compiling: batches are padded to
+    # their own longest row, not to a length bucket (`kbert.inference.model_io`).
+    compiles_per_shape = False
+
     def __init__(self, model, graph_path, threads=None):
         import onnxruntime
 
