@@ -12,7 +12,9 @@ import kbert.models
 from kbert.cli import build_parser
 from kbert.data import QuestionWindowing
 from kbert.models.inference_method import InferenceMethod
+from kbert.inference.model_io import inference_batch_size
 from kbert.preprocessing import DEFAULT_BATCH_SIZE
+from kbert.preprocessing.length_buckets import CPU_BATCH_SIZE
 from kbert.pretraining.pretraining_config import PretrainingConfig
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -147,12 +149,28 @@ def test_every_batch_size_default_is_the_one_constant():
                 if node.target.id == "batch_size" and _is_number(node.value):
                     literal.append(f"{path.relative_to(ROOT)}:{node.lineno} batch_size")
     assert literal == []
-    for function in (kbert.inference.fill_mask, kbert.inference.answer, kbert.inference.embed):
-        assert inspect.signature(function).parameters["batch_size"].default == DEFAULT_BATCH_SIZE
+    # Inference's texts per pass default to None: `inference_batch_size()` picks them.
+    for function in (kbert.inference.fill_mask, kbert.inference.answer, kbert.inference.embed,
+                     kbert.inference.classify, kbert.inference.tag):
+        assert inspect.signature(function).parameters["batch_size"].default is None
 
 
 def _is_number(node):
     return isinstance(node, ast.Constant) and isinstance(node.value, (int, float))
+
+
+TRAINING_COMMANDS = ("finetune", "pretrain", "search")
+
+
+def test_inference_batch_size_is_8_on_a_cpu_32_on_an_accelerator(monkeypatch):
+    import kbert.inference.inference_engine as inference_engine
+
+    assert inference_batch_size() == CPU_BATCH_SIZE == 8
+    assert inference_batch_size(3) == 3
+    monkeypatch.setattr(inference_engine, "on_cpu", lambda: False)
+    assert inference_batch_size() == DEFAULT_BATCH_SIZE == 32
+    with pytest.raises(ValueError, match="batch_size"):
+        inference_batch_size(0)
 
 
 def test_every_commands_batch_size_defaults_to_the_constant():
@@ -168,8 +186,10 @@ def test_every_commands_batch_size_defaults_to_the_constant():
                 if name == "evaluate-pretraining":
                     # An evaluation batch: the pretraining config's `eval_batch_size`.
                     assert action.default == PretrainingConfig.eval_batch_size
-                else:
+                elif name in TRAINING_COMMANDS:
                     assert action.default == DEFAULT_BATCH_SIZE, name
+                else:  # inference: `inference_batch_size()` of the machine
+                    assert action.default is None, name
     assert {"fill-mask", "qa", "classify", "tag", "embed", "finetune", "pretrain"} <= set(
         with_batch_size
     )

@@ -7,6 +7,7 @@ from kbert.commands import MODEL_HELP
 from kbert.commands.finetune import add_task_arguments
 from kbert.commands.finetune import task_from_arguments
 from kbert.finetuning.evaluation_predictions import prediction_format
+from kbert.preprocessing.length_buckets import CPU_BATCH_SIZE
 from kbert.preprocessing.length_buckets import DEFAULT_BATCH_SIZE
 
 
@@ -31,9 +32,10 @@ def add_parser(subparsers):
     parser.add_argument(
         "--batch-size",
         type=int,
-        default=DEFAULT_BATCH_SIZE,
+        default=None,
         metavar="N",
-        help=f"inputs per forward pass (default: {DEFAULT_BATCH_SIZE})",
+        help=f"inputs per forward pass (default: {CPU_BATCH_SIZE} on a CPU, "
+        f"{DEFAULT_BATCH_SIZE} on a GPU or TPU)",
     )
     parser.add_argument(
         "--predictions",

@@ -10,6 +10,7 @@ import json
 import sys
 
 from kbert.commands import MODEL_HELP
+from kbert.preprocessing.length_buckets import CPU_BATCH_SIZE
 from kbert.preprocessing.length_buckets import DEFAULT_BATCH_SIZE
 
 # Show a progress bar from this many inputs on.
@@ -39,9 +40,10 @@ def add_common_arguments(parser, file_help, texts_help=None, engines=True):
     parser.add_argument(
         "--batch-size",
         type=int,
-        default=DEFAULT_BATCH_SIZE,
+        default=None,
         metavar="N",
-        help=f"inputs per forward pass (default: {DEFAULT_BATCH_SIZE})",
+        help=f"inputs per forward pass (default: {CPU_BATCH_SIZE} on a CPU, "
+        f"{DEFAULT_BATCH_SIZE} on a GPU or TPU)",
     )
     if engines:
         parser.add_argument(
@@ -150,6 +152,10 @@ def map_in_batches(function, inputs, batch_size, description):
     """
     from tqdm import tqdm
 
+    if batch_size is None:
+        from kbert.inference.model_io import inference_batch_size
+
+        batch_size = inference_batch_size()
     if isinstance(batch_size, bool) or batch_size < 1:
         raise ValueError(f"`--batch-size` must be positive. Received: {batch_size}")
     results = []

@@ -6,7 +6,6 @@ from kbert.inference.model_io import softmax
 from kbert.metrics import accuracy
 from kbert.metrics import macro_f1
 from kbert.metrics import matthews_corrcoef
-from kbert.preprocessing.length_buckets import DEFAULT_BATCH_SIZE
 from kbert.preprocessing.text_classifier_preprocessor import TextClassifierPreprocessor
 from kbert.finetuning.evaluation_predictions import EvaluationPredictions
 from kbert.finetuning.fine_tuning_adapter import FineTuningAdapter
@@ -97,7 +96,7 @@ class ClassificationAdapter(FineTuningAdapter):
         return preprocessor.features(x, y)
 
     def evaluation_predictions(
-        self, model, examples, max_length=None, batch_size=DEFAULT_BATCH_SIZE
+        self, model, examples, max_length=None, batch_size=None
     ):
         """Each example's gold and predicted label; accuracy, macro F1 and Matthews
         correlation from them."""

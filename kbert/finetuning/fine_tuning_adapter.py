@@ -2,11 +2,11 @@
 
 import functools
 
+from kbert.inference.model_io import inference_batch_size
 from kbert.inference.model_io import predict
 from kbert.inference.model_io import resolve_tokenizer
 from kbert.inference.model_io import sequence_limit
 from kbert.preprocessing.bucketed_dataset import BucketedDataset
-from kbert.preprocessing.length_buckets import DEFAULT_BATCH_SIZE
 from kbert.preprocessing.length_buckets import INFERENCE_LENGTH_BUCKETS
 from kbert.preprocessing.length_buckets import length_buckets
 
@@ -71,12 +71,12 @@ class FineTuningAdapter:
         """`TaskFeatures` for `examples`, truncated (with a warning) to `max_length`."""
         raise NotImplementedError
 
-    def evaluate(self, model, examples, max_length=None, batch_size=DEFAULT_BATCH_SIZE):
+    def evaluate(self, model, examples, max_length=None, batch_size=None):
         """The task's scores of `model` on labelled `examples`, as a dict of floats."""
         return self.evaluation_predictions(model, examples, max_length, batch_size).scores
 
     def evaluation_predictions(
-        self, model, examples, max_length=None, batch_size=DEFAULT_BATCH_SIZE
+        self, model, examples, max_length=None, batch_size=None
     ):
         """`EvaluationPredictions`: every example with gold, prediction and probability,
         and the task's scores computed from those rows."""
@@ -98,12 +98,12 @@ def predict_features(model, features, tokenizer, max_length, batch_size, sequenc
     """The model's outputs for each row of `features`, in row order.
 
     See `BucketedDataset.predict`; rows sorted by length, each batch padded to its own
-    inference bucket of `max_length`.
+    inference bucket of `max_length`; `batch_size` None: `inference_batch_size()`.
     """
     dataset = BucketedDataset(
         features.token_ids,
         features.segment_ids,
-        batch_size=batch_size,
+        batch_size=inference_batch_size(batch_size),
         buckets=length_buckets(max_length, INFERENCE_LENGTH_BUCKETS),
         length_sorted=True,
         pad_token_id=tokenizer.pad_token_id,

@@ -8,7 +8,6 @@ from kbert.finetuning.fine_tuning_adapter import model_limits
 from kbert.finetuning.fine_tuning_adapter import predict_features
 from kbert.inference.model_io import softmax
 from kbert.metrics import accuracy
-from kbert.preprocessing.length_buckets import DEFAULT_BATCH_SIZE
 from kbert.preprocessing.multiple_choice_preprocessor import MultipleChoicePreprocessor
 
 CHOICE_COLUMNS = (
@@ -101,7 +100,7 @@ class MultipleChoiceAdapter(FineTuningAdapter):
         return preprocessor.features(x, [example.label for example in examples] if labelled else None)
 
     def evaluation_predictions(
-        self, model, examples, max_length=None, batch_size=DEFAULT_BATCH_SIZE
+        self, model, examples, max_length=None, batch_size=None
     ):
         """Each example's right and chosen ending; the accuracy from them."""
         self.check_labelled(examples, "the evaluation data")

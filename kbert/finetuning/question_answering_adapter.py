@@ -4,7 +4,6 @@ from kbert.data.question_windowing import QuestionWindowing
 from kbert.finetuning.evaluation_predictions import EvaluationPredictions
 from kbert.metrics import squad_question_scores
 from kbert.metrics import squad_scores
-from kbert.preprocessing.length_buckets import DEFAULT_BATCH_SIZE
 from kbert.preprocessing.question_answerer_preprocessor import QuestionAnswererPreprocessor
 from kbert.finetuning.fine_tuning_adapter import FineTuningAdapter
 from kbert.finetuning.fine_tuning_adapter import model_limits
@@ -76,7 +75,7 @@ class QuestionAnsweringAdapter(FineTuningAdapter):
         ]
         return preprocessor.features(x, answers)
 
-    def predict_answers(self, model, examples, max_length=None, batch_size=DEFAULT_BATCH_SIZE):
+    def predict_answers(self, model, examples, max_length=None, batch_size=None):
         """The best answer text (or "" for none) of every example, by example id."""
         return {
             example.id: text
@@ -104,7 +103,7 @@ class QuestionAnsweringAdapter(FineTuningAdapter):
         return answers
 
     def evaluation_predictions(
-        self, model, examples, max_length=None, batch_size=DEFAULT_BATCH_SIZE
+        self, model, examples, max_length=None, batch_size=None
     ):
         """Each question's gold answers, best answer, exact match and F1; the SQuAD scores
         (percent) from those answers."""

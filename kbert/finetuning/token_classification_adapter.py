@@ -7,7 +7,6 @@ from kbert.inference.model_io import softmax
 from kbert.metrics import entity_scores
 from kbert.metrics import entity_scores_by_type
 from kbert.metrics import extract_entities
-from kbert.preprocessing.length_buckets import DEFAULT_BATCH_SIZE
 from kbert.preprocessing.token_classifier_preprocessor import OUTSIDE_TAG
 from kbert.preprocessing.token_classifier_preprocessor import TokenClassifierPreprocessor
 from kbert.finetuning.fine_tuning_adapter import FineTuningAdapter
@@ -70,7 +69,7 @@ class TokenClassificationAdapter(FineTuningAdapter):
             sources=[f"at line {example.line}" for example in examples],
         )
 
-    def predict_tags(self, model, examples, max_length=None, batch_size=DEFAULT_BATCH_SIZE):
+    def predict_tags(self, model, examples, max_length=None, batch_size=None):
         """The predicted tag of every word of every example: a list of lists of strings."""
         return [tags for tags, _ in self._word_predictions(model, examples, max_length, batch_size)]
 
@@ -93,7 +92,7 @@ class TokenClassificationAdapter(FineTuningAdapter):
         return predictions
 
     def evaluation_predictions(
-        self, model, examples, max_length=None, batch_size=DEFAULT_BATCH_SIZE
+        self, model, examples, max_length=None, batch_size=None
     ):
         """Each sentence's gold and predicted tags and entities; entity-level precision,
         recall and F1 from them, overall and per entity type."""

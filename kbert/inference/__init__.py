@@ -10,7 +10,10 @@ task; `kbert.models.inference_method`), with the same arguments and defaults. `e
 takes a backbone or any task model and returns hidden-state features; `saliency` scores
 each word-piece of a text for a classifier's label or a tagger's entity (occlusion,
 gradient x input, integrated gradients). A batch size left out is
-`kbert.preprocessing.DEFAULT_BATCH_SIZE`.
+`kbert.inference.model_io.inference_batch_size()`: 8 texts per forward pass on a CPU,
+`kbert.preprocessing.DEFAULT_BATCH_SIZE` (32) on a GPU or TPU (`saliency` and word
+scores batch by `DEFAULT_BATCH_SIZE` everywhere). On a CPU with onnxruntime installed,
+`engine="auto"` runs a model's cached ONNX graph (`kbert.inference.inference_engine`).
 
 Texts are sorted by token length and batched; each batch is padded to its own
 length bucket (`INFERENCE_LENGTH_BUCKETS`: padding within `inference_padding_bound`)

@@ -1,13 +1,12 @@
 """Text and text-pair classification: label probabilities for each input."""
 
-from kbert.argument_checks import check_positive_int
+from kbert.inference.model_io import inference_batch_size
 from kbert.inference.model_io import predict_in_batches
 from kbert.inference.model_io import resolve_tokenizer
 from kbert.inference.model_io import sequence_limit
 from kbert.inference.model_io import softmax
 from kbert.inference.inference_engine import engine_model
 from kbert.inference.results import Classification
-from kbert.preprocessing.length_buckets import DEFAULT_BATCH_SIZE
 from kbert.preprocessing.text_encoding import texts_and_pairs
 from kbert.preprocessing.text_encoding import encode_texts
 
@@ -17,7 +16,7 @@ def classify(
     tokenizer,
     text_or_texts,
     pairs=None,
-    batch_size=DEFAULT_BATCH_SIZE,
+    batch_size=None,
     engine="auto",
     quantize=None,
 ):
@@ -33,7 +32,7 @@ def classify(
             warning.
         pairs: None, or the second text of each pair: a string for a single
             string `text_or_texts`, else a list as long as it.
-        batch_size: texts per forward pass.
+        batch_size: texts per forward pass (None: `inference_batch_size()`).
         engine, quantize: what runs the forward passes, "auto", "keras" or "onnxruntime",
             and with which weights, None or "int8" (`kbert.inference.inference_engine`).
 
@@ -51,7 +50,7 @@ def classify(
     tokenizer = resolve_tokenizer(model, tokenizer)
     model = engine_model(model, engine, quantize)
     texts, pairs, single = texts_and_pairs(text_or_texts, pairs, "text_or_texts")
-    batch_size = check_positive_int("batch_size", batch_size)
+    batch_size = inference_batch_size(batch_size)
     encodings = encode_texts(tokenizer, texts, pairs, sequence_limit(model, tokenizer))
     label_names = getattr(model, "label_names", None)
     results = [None] * len(texts)

@@ -16,12 +16,11 @@ combination and pooling then run in NumPy over the real tokens only.
 
 import numpy as np
 
-from kbert.argument_checks import check_positive_int
+from kbert.inference.model_io import inference_batch_size
 from kbert.inference.model_io import predict_in_batches
 from kbert.inference.model_io import resolve_tokenizer
 from kbert.inference.model_io import sequence_limit
 from kbert.inference.results import TokenEmbeddings
-from kbert.preprocessing.length_buckets import DEFAULT_BATCH_SIZE
 from kbert.preprocessing.text_encoding import texts_and_pairs
 from kbert.preprocessing.text_encoding import encode_texts
 
@@ -39,7 +38,7 @@ def embed(
     layers=None,
     combine="concat",
     pooling="none",
-    batch_size=DEFAULT_BATCH_SIZE,
+    batch_size=None,
 ):
     """Feature vectors of one or several texts from chosen layers of a BERT encoder.
 
@@ -67,7 +66,7 @@ def embed(
             real token of a text (`[CLS]` and `[SEP]` included, padding left out:
             sentence-transformers' mean pooling); "cls" takes the `[CLS]` token's
             vector (the combined hidden states, not the pooler's tanh output).
-        batch_size: texts per forward pass.
+        batch_size: texts per forward pass (None: `inference_batch_size()`).
 
     Returns:
         With pooling "none": a `TokenEmbeddings` for a string, a list of them for a
@@ -90,7 +89,7 @@ def embed(
     layer_indices = resolve_layers(layers, backbone.bert_config.num_layers)
     _check_choice("combine", combine, COMBINES)
     _check_choice("pooling", pooling, POOLINGS)
-    batch_size = check_positive_int("batch_size", batch_size)
+    batch_size = inference_batch_size(batch_size)
     texts, pairs, single = texts_and_pairs(texts, pairs, "texts")
     tokenizer = _backbone_tokenizer(model, tokenizer)
     encodings = encode_texts(tokenizer, texts, pairs, sequence_limit(backbone, tokenizer))

@@ -11,6 +11,7 @@ compiled program.
 import numpy as np
 
 from kbert.argument_checks import check_positive_int
+from kbert.inference.model_io import inference_batch_size
 from kbert.inference.model_io import model_buckets
 from kbert.inference.model_io import pad_batch
 from kbert.inference.model_io import predict
@@ -22,7 +23,6 @@ from kbert.inference.results import MaskFill
 from kbert.inference.results import MaskPrediction
 from kbert.inference.inference_engine import engine_model
 from kbert.inference.results import substitute_spans
-from kbert.preprocessing.length_buckets import DEFAULT_BATCH_SIZE
 from kbert.preprocessing.length_buckets import power_of_two_bucket
 from kbert.preprocessing.length_buckets import length_sorted_batches
 from kbert.preprocessing.text_encoding import as_text_list
@@ -37,7 +37,7 @@ def fill_mask(
     top_k=5,
     targets=None,
     joint=False,
-    batch_size=DEFAULT_BATCH_SIZE,
+    batch_size=None,
     engine="auto",
     quantize=None,
 ):
@@ -64,7 +64,7 @@ def fill_mask(
             True fills the masks one at a time, the most confident first,
             running the model again with the filled-in token after each step;
             each mask's candidates are those of the step that filled it.
-        batch_size: texts per forward pass.
+        batch_size: texts per forward pass (None: `inference_batch_size()`).
         engine, quantize: what runs the forward passes, "auto", "keras" or "onnxruntime",
             and with which weights, None or "int8" (`kbert.inference.inference_engine`).
 
@@ -86,7 +86,7 @@ def fill_mask(
     model = engine_model(model, engine, quantize)
     texts, single = as_text_list(text_or_texts, "text_or_texts")
     top_k = check_positive_int("top_k", top_k)
-    batch_size = check_positive_int("batch_size", batch_size)
+    batch_size = inference_batch_size(batch_size)
     target_ids = None if targets is None else _target_ids(tokenizer, targets)
     if not isinstance(joint, bool):
         raise ValueError(f"`joint` must be True or False. Received: joint={joint!r}")

@@ -19,6 +19,9 @@ import weakref
 import keras
 import numpy as np
 
+from kbert.argument_checks import check_positive_int
+from kbert.preprocessing.length_buckets import CPU_BATCH_SIZE
+from kbert.preprocessing.length_buckets import DEFAULT_BATCH_SIZE
 from kbert.preprocessing.length_buckets import INFERENCE_LENGTH_BUCKETS
 from kbert.preprocessing.length_buckets import bucket_length
 from kbert.preprocessing.length_buckets import length_buckets
@@ -50,6 +53,25 @@ def resolve_tokenizer(model, tokenizer):
 def sequence_limit(model, tokenizer):
     """The longest input (`[CLS] ... [SEP]` included) both the model and the tokenizer accept."""
     return min(int(model.bert_config.max_positions), int(tokenizer.max_length))
+
+
+def inference_batch_size(batch_size=None):
+    """`batch_size` checked, or for None the inference default of this machine.
+
+    None gives `CPU_BATCH_SIZE` (8) when Keras runs on a CPU, `DEFAULT_BATCH_SIZE` (32)
+    on a GPU or TPU. On a CPU a token of BERT-base costs the same in a pass of 8 rows
+    as of 32 (about 1 ms each, benchmarks/NOTES.md section 8), and texts sorted by
+    length then batched by 8 pad far less than by 32: fewer tokens are computed. An
+    accelerator needs the larger passes to be busy.
+
+    Raises:
+        ValueError: for a `batch_size` that is not a positive integer.
+    """
+    if batch_size is None:
+        from kbert.inference.inference_engine import on_cpu
+
+        return CPU_BATCH_SIZE if on_cpu() else DEFAULT_BATCH_SIZE
+    return check_positive_int("batch_size", batch_size)
 
 
 def model_buckets(model):

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from kbert.argument_checks import check_positive_int
+from kbert.inference.model_io import inference_batch_size
 from kbert.inference.model_io import model_buckets
 from kbert.inference.model_io import predict
 from kbert.inference.model_io import resolve_tokenizer
@@ -10,7 +10,6 @@ from kbert.inference.model_io import sequence_limit
 from kbert.inference.model_io import softmax
 from kbert.inference.inference_engine import engine_model
 from kbert.inference.results import Choice
-from kbert.preprocessing.length_buckets import DEFAULT_BATCH_SIZE
 from kbert.preprocessing.length_buckets import bucket_length
 from kbert.preprocessing.data_parallel_rows import inference_rows
 from kbert.preprocessing.length_buckets import pad_rows
@@ -20,7 +19,7 @@ from kbert.preprocessing.text_encoding import encode_texts
 
 
 def choose(
-    model, tokenizer, context, endings, batch_size=DEFAULT_BATCH_SIZE, engine="auto", quantize=None
+    model, tokenizer, context, endings, batch_size=None, engine="auto", quantize=None
 ):
     """The most probable ending of a context, and the probability of every ending.
 
@@ -35,7 +34,7 @@ def choose(
         context: a string, or a list of strings for a batch.
         endings: for a string context, a list of at least two ending strings; for a
             list of contexts, one such list per context (their lengths may differ).
-        batch_size: contexts per forward pass.
+        batch_size: contexts per forward pass (None: `inference_batch_size()`).
         engine, quantize: what runs the forward passes, "auto", "keras" or "onnxruntime",
             and with which weights, None or "int8" (`kbert.inference.inference_engine`).
 
@@ -52,7 +51,7 @@ def choose(
     """
     tokenizer = resolve_tokenizer(model, tokenizer)
     model = engine_model(model, engine, quantize)
-    batch_size = check_positive_int("batch_size", batch_size)
+    batch_size = inference_batch_size(batch_size)
     single = isinstance(context, str)
     fields = parse_choice_inputs({"context": context, "endings": endings})
     contexts, all_endings = fields["context"], fields["endings"]

@@ -20,12 +20,12 @@ from kbert.argument_checks import check_positive_int
 from kbert.data.question_windowing import QuestionWindowing
 from kbert.inference.context_windows import context_windows
 from kbert.inference.context_windows import grouped_window_logits
+from kbert.inference.model_io import inference_batch_size
 from kbert.inference.model_io import resolve_tokenizer
 from kbert.inference.model_io import softmax
 from kbert.inference.results import AnswerResult
 from kbert.inference.inference_engine import engine_model
 from kbert.inference.results import AnswerSpan
-from kbert.preprocessing.length_buckets import DEFAULT_BATCH_SIZE
 from kbert.preprocessing.text_encoding import questions_and_contexts
 from kbert.tokenizer.bert_tokenizer import CONTINUING_SUBWORD_PREFIX
 
@@ -39,7 +39,7 @@ def answer(
     max_answer_length=30,
     windowing=QuestionWindowing(),
     null_threshold=None,
-    batch_size=DEFAULT_BATCH_SIZE,
+    batch_size=None,
     engine="auto",
     quantize=None,
 ):
@@ -65,7 +65,7 @@ def answer(
         null_threshold: for SQuAD 2.0 models. None always answers. A number
             answers "no answer" (`is_impossible=True`, no answers) when
             `no_answer_score - best span score > null_threshold`.
-        batch_size: windows per forward pass.
+        batch_size: windows per forward pass (None: `inference_batch_size()`).
         engine, quantize: what runs the forward passes, "auto", "keras" or "onnxruntime",
             and with which weights, None or "int8" (`kbert.inference.inference_engine`).
 
@@ -92,7 +92,7 @@ def answer(
     model = engine_model(model, engine, quantize)
     top_k = check_positive_int("top_k", top_k)
     max_answer_length = check_positive_int("max_answer_length", max_answer_length)
-    batch_size = check_positive_int("batch_size", batch_size)
+    batch_size = inference_batch_size(batch_size)
     _check_null_threshold(null_threshold)
     questions, contexts, single = questions_and_contexts(question, context)
     groups = [

@@ -10,13 +10,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from kbert.argument_checks import check_positive_int
 from kbert.data.question_windowing import QuestionWindowing
 from kbert.inference.context_windows import context_windows
 from kbert.inference.context_windows import window_logits
+from kbert.inference.model_io import inference_batch_size
 from kbert.inference.model_io import resolve_tokenizer
 from kbert.inference.model_io import softmax
-from kbert.preprocessing.length_buckets import DEFAULT_BATCH_SIZE
 
 
 @dataclass(frozen=True)
@@ -50,7 +49,7 @@ def span_probabilities(
     question,
     context,
     windowing=QuestionWindowing(),
-    batch_size=DEFAULT_BATCH_SIZE,
+    batch_size=None,
 ):
     """The start and end probability of every context token, over all windows.
 
@@ -67,7 +66,7 @@ def span_probabilities(
         windowing: how the context is cut into windows, a `QuestionWindowing`,
             as `answer` takes it; its `max_length` is capped at the model's
             `max_positions`.
-        batch_size: windows per forward pass.
+        batch_size: windows per forward pass (None: `inference_batch_size()`).
 
     Returns:
         A `SpanProbabilities`; empty (no spans, no windows) for a context without
@@ -85,7 +84,7 @@ def span_probabilities(
     [('The', 0.31), ('cat', 0.42), ('sat', 0.05), ('.', 0.01)]
     """
     tokenizer = resolve_tokenizer(model, tokenizer)
-    batch_size = check_positive_int("batch_size", batch_size)
+    batch_size = inference_batch_size(batch_size)
     windows = context_windows(model, tokenizer, question, context, windowing)
     if not windows:
         return SpanProbabilities(question, context, (), (), (), 0)

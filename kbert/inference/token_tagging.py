@@ -11,7 +11,7 @@ Word labels are decoded into entities as seqeval's default mode does
 
 import numpy as np
 
-from kbert.argument_checks import check_positive_int
+from kbert.inference.model_io import inference_batch_size
 from kbert.inference.model_io import predict_in_batches
 from kbert.inference.model_io import resolve_tokenizer
 from kbert.inference.model_io import sequence_limit
@@ -19,7 +19,6 @@ from kbert.inference.model_io import softmax
 from kbert.inference.inference_engine import engine_model
 from kbert.inference.results import EntitySpan
 from kbert.metrics import extract_entities
-from kbert.preprocessing.length_buckets import DEFAULT_BATCH_SIZE
 from kbert.preprocessing.text_encoding import as_text_list
 from kbert.preprocessing.text_encoding import encode_texts
 
@@ -31,7 +30,7 @@ def tag(
     tokenizer,
     text_or_texts,
     aggregation="first",
-    batch_size=DEFAULT_BATCH_SIZE,
+    batch_size=None,
     engine="auto",
     quantize=None,
 ):
@@ -48,7 +47,7 @@ def tag(
         aggregation: how a word's label comes from its sub-words: "first" uses
             the first sub-word's probabilities (the convention of training),
             "average" the mean of its sub-words' probabilities.
-        batch_size: texts per forward pass.
+        batch_size: texts per forward pass (None: `inference_batch_size()`).
         engine, quantize: what runs the forward passes, "auto", "keras" or "onnxruntime",
             and with which weights, None or "int8" (`kbert.inference.inference_engine`).
 
@@ -67,7 +66,7 @@ def tag(
     tokenizer = resolve_tokenizer(model, tokenizer)
     model = engine_model(model, engine, quantize)
     texts, single = as_text_list(text_or_texts, "text_or_texts")
-    batch_size = check_positive_int("batch_size", batch_size)
+    batch_size = inference_batch_size(batch_size)
     if aggregation not in AGGREGATIONS:
         raise ValueError(
             f"`aggregation` must be one of {list(AGGREGATIONS)}. "

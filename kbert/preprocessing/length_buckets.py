@@ -35,6 +35,9 @@ ROW_BUCKET_STEP = 8
 # method and command, `fit`/`evaluate`/`predict` on raw strings, and the fine-tuning and
 # pretraining configs. Keras' own default, and a batch of BERT's fine-tuning recipe.
 DEFAULT_BATCH_SIZE = 32
+# Inference's texts per forward pass on a CPU when the caller gives none
+# (`kbert.inference.model_io.inference_batch_size`).
+CPU_BATCH_SIZE = 8
 
 # Inputs padded along the sequence axis by `pad_to_bucket`, and their padding values.
 SEQUENCE_INPUTS = {"token_ids": 0, "segment_ids": 0, "padding_mask": 0}
