@@ -67,9 +67,12 @@ def test_every_call_defaults_to_auto_without_quantization():
         assert parameters["quantize"].default is None, call.__name__
 
 
-def test_auto_runs_keras_unless_onnx_runtime_was_measured_faster(classifier):
+def test_auto_runs_keras_while_no_graph_is_cached(classifier, tmp_path, monkeypatch):
+    # "auto" never exports by itself (a TensorFlow child process no first call waits for).
+    monkeypatch.setenv("KBERT_CACHE", str(tmp_path / "empty-cache"))
     assert engine_model(classifier) is classifier
     assert engine_model(classifier, engine="keras") is classifier
+    assert not (tmp_path / "empty-cache").exists()
 
 
 def test_bad_engine_and_quantization_are_refused(classifier):
@@ -100,7 +103,7 @@ def test_missing_onnxruntime_falls_back_to_keras_with_one_log_line(classifier, m
 
 @needs_onnx
 @pytest.mark.slow
-def test_onnx_runtime_gives_the_keras_classifications(classifier, onnx_cache):
+def test_onnx_runtime_gives_the_keras_classifications(classifier, onnx_cache, monkeypatch):
     texts = [example.text for example in classification_examples(24, seed=5)]
     expected = classifier.classify(texts, engine="keras")
     got = classifier.classify(texts, engine="onnxruntime")
@@ -110,7 +113,13 @@ def test_onnx_runtime_gives_the_keras_classifications(classifier, onnx_cache):
             assert abs(onnx_result.probabilities[label] - probability) < TOLERANCE
     # The graph is cached beside the weights' checksum; a second call reuses the session.
     assert inference_engine.graph_path(classifier).is_file()
-    assert engine_model(classifier, "onnxruntime") is engine_model(classifier, "onnxruntime")
+    runner = engine_model(classifier, "onnxruntime")
+    assert engine_model(classifier, "onnxruntime") is runner
+    # From now on "auto" runs it on a CPU (where it was measured faster), and Keras elsewhere.
+    assert engine_model(classifier) is runner
+    assert classifier.classify(texts) == got
+    monkeypatch.setattr(inference_engine, "on_cpu", lambda: False)
+    assert engine_model(classifier) is classifier
 
 
 @needs_onnx

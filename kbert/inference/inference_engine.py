@@ -14,10 +14,14 @@ weights, written to a temporary file then renamed, under the entry's lock. Withi
 process the checksum is kept per model while its weights stay the same objects (on
 TensorFlow, whose variables change in place, it is taken on each call).
 
-"auto" picks ONNX Runtime only where it was measured faster (`AUTO_PREFERS_ONNX_RUNTIME`,
-benchmarks/NOTES.md section 8): then on a CPU, when onnxruntime is installed and the
-graph is cached or can be made; else Keras. When onnxruntime is missing, "auto" says so
-in one log line (once per process) and runs Keras; "onnxruntime" raises.
+"auto" picks ONNX Runtime where it was measured faster (`AUTO_PREFERS_ONNX_RUNTIME`,
+benchmarks/NOTES.md section 8), on a CPU, when onnxruntime is installed and the model's
+graph is already in the cache; else Keras. It never exports on its own: the export runs
+TensorFlow in a child process (seconds for a small model, minutes at BERT-base), which
+no first prediction should wait for. One call with `engine="onnxruntime"` (`--engine
+onnxruntime` on the command line) makes the graph; every later "auto" call on the same
+weights, in any process, runs it. When onnxruntime is missing, "auto" says so in one log
+line (once per process) and runs Keras; "onnxruntime" raises.
 """
 
 import contextlib
@@ -32,8 +36,9 @@ logger = logging.getLogger("kbert.inference")
 
 ENGINES = ("auto", "keras", "onnxruntime")
 QUANTIZATIONS = (None, "int8")
-# Measured in benchmarks/NOTES.md section 8: False keeps "auto" on Keras everywhere.
-AUTO_PREFERS_ONNX_RUNTIME = False
+# Measured in benchmarks/NOTES.md section 8 (on a CPU ONNX Runtime's forward pass is
+# about 0.55x XLA's for one text, and as fast on batches): "auto" takes a cached graph.
+AUTO_PREFERS_ONNX_RUNTIME = True
 ONNX_CACHE_FOLDER = "onnx"
 GRAPH_FILES = {None: "model.onnx", "int8": "model.int8.onnx"}
 _CHECKSUM_CHUNK_BYTES = 1 << 24
@@ -82,7 +87,7 @@ def _auto_picks_onnx_runtime(model):
                         '(pip install "kbert[onnx]" for the ONNX Runtime engine).')
             _told_missing = True
         return False
-    return graph_path(model).is_file() or can_export()
+    return graph_path(model).is_file()
 
 
 def on_cpu():
@@ -136,32 +141,46 @@ def graph_path(model, quantize=None, cache_dir=None):
 
 def _entry(model):
     """The engines of `model`, reset when its weights changed."""
-    stamp = _weights_stamp(model)
     entry = _ENGINES.get(model)
+    variables = entry["variables"] if entry is not None else list(model.weights)
+    stamp = _weights_stamp(variables)
     if entry is not None and stamp is not None and entry["stamp"] == stamp:
         return entry
     checksum = weights_checksum(model)
     if entry is None or entry["checksum"] != checksum:
-        entry = {"stamp": stamp, "checksum": checksum, "runners": {}, "int8": None}
+        entry = {"stamp": stamp, "checksum": checksum, "runners": {}, "int8": None,
+                 "variables": list(model.weights)}
         _ENGINES[model] = entry
     entry["stamp"] = stamp
     return entry
 
 
-def _weights_stamp(model):
+def _weights_stamp(variables):
     """What changes when the weights change, cheaply; None where only a checksum tells.
 
     JAX arrays are immutable (an update replaces the variable's value); PyTorch counts
     in-place updates of a tensor in `_version`; TensorFlow variables change in place.
+    `variables` is the model's list when it was first run (`model.weights` walks every
+    layer, which at BERT-base cost about 1 ms a call, more than ONNX Runtime's forward
+    pass of a small model); the values are read without Keras' `value` property for
+    the same reason. A model whose variables are replaced (`quantize` in place) is
+    not a float32 model ONNX export takes.
     """
     import keras
 
     backend = keras.config.backend()
     if backend == "jax":
-        return tuple(id(variable.value) for variable in model.weights)
+        return tuple(id(_raw_value(variable)) for variable in variables)
     if backend == "torch":
-        return tuple((id(variable.value), variable.value._version) for variable in model.weights)
+        values = [_raw_value(variable) for variable in variables]
+        return tuple((id(value), value._version) for value in values)
     return None
+
+
+def _raw_value(variable):
+    """A Keras variable's backend array (its `_value`, else `value`)."""
+    value = getattr(variable, "_value", None)
+    return variable.value if value is None else value
 
 
 def _onnx_runtime_model(model, quantize):

@@ -12,7 +12,12 @@ here: on JAX Keras needs jax2onnx (not a kbert dependency), and the PyTorch expo
 traces the sequence length into a constant. Under another backend the model is saved
 as a preset into a temporary folder and a `kbert export --format onnx` child process
 on TensorFlow writes the graph. tf2onnx has no ONNX form of TensorFlow's `Erfc` (in
-the exact GELU); the graph is repaired with `1 - Erf(x)`, which ONNX Runtime fuses.
+the exact GELU); the graph is repaired with `1 - Erf(x)`.
+
+The layers are traced in the forms ONNX Runtime's optimizer fuses
+(`kbert.layers.onnx_export_forms`), and `fusable_graph` undoes the two tf2onnx rewrites
+that would hide them; at BERT-base the optimized graph has 461 nodes instead of 1,753
+(benchmarks/NOTES.md section 8).
 """
 
 import logging
@@ -23,6 +28,7 @@ import sys
 import tempfile
 
 from kbert.files.atomic_write import atomic_path
+from kbert.layers.onnx_export_forms import onnx_export_forms
 from kbert.optional_packages import require_extra
 
 logger = logging.getLogger("kbert.inference")
@@ -36,6 +42,8 @@ SINGLE_OUTPUT = "logits"
 # Names of the dynamic axes of the inputs, by rank; `mask_positions` has its own.
 _AXIS_NAMES = {2: ("batch", "length"), 3: ("batch", "choices", "length")}
 _MASK_AXES = ("batch", "masks")
+# Names of what `fusable_graph` adds.
+_FORMS_PREFIX = "kbert_forms/"
 
 
 def export_graph(model, path, tokenizer=None):
@@ -131,12 +139,14 @@ def _export_in_process(model, path):
     try:
         with tempfile.TemporaryDirectory(prefix="kbert-onnx-") as folder:
             raw = pathlib.Path(folder) / ONNX_FILE
-            model.export(str(raw), format="onnx", verbose=False,
-                         input_signature=input_signature(model))
+            with onnx_export_forms():
+                model.export(str(raw), format="onnx", verbose=False,
+                             input_signature=input_signature(model))
             graph = onnx.load(str(raw))
     finally:
         tf2onnx_logger.setLevel(level)
     repair_graph(graph, output_names(model))
+    fusable_graph(graph)
     onnx.checker.check_model(graph)
     with atomic_path(path, expected_bytes=graph.ByteSize()) as temporary:
         onnx.save(graph, str(temporary))
@@ -181,3 +191,62 @@ def repair_graph(graph, names):
         for dim, axis_name in zip(dims, axis_names):
             if not dim.HasField("dim_value"):
                 dim.dim_param = axis_name
+
+
+def fusable_graph(graph):
+    """Undoes two rewrites of tf2onnx that hide kbert's forms from ONNX Runtime, in place.
+
+    The layers are exported in `kbert.layers.onnx_export_forms`; tf2onnx then turns a
+    mean over the last axis of a rank-3 tensor into `GlobalAveragePool` (which ONNX
+    Runtime's layer-norm fusion does not read) and TensorFlow's optimizer turns the
+    GELU's division by sqrt(2) into a product with its inverse (which its Gelu fusion
+    does not read). Both are put back: `ReduceMean` over the trailing axes, and `Div`.
+    """
+    import numpy as np
+    import onnx
+    from onnx import helper
+    from onnx import numpy_helper
+
+    inferred = onnx.shape_inference.infer_shapes(graph)
+    ranks = {value.name: len(value.type.tensor_type.shape.dim)
+             for value in list(inferred.graph.value_info) + list(inferred.graph.input)
+             if value.type.tensor_type.HasField("shape")}
+    constants = {tensor.name: numpy_helper.to_array(tensor) for tensor in graph.graph.initializer}
+    nodes = list(graph.graph.node)
+    producers = {output: index for index, node in enumerate(nodes) for output in node.output}
+    root_two = f"{_FORMS_PREFIX}sqrt2"
+    opset = max((entry.version for entry in graph.opset_import if entry.domain in ("", "ai.onnx")),
+                default=0)
+    added = {}  # initializers to add
+    replaced = {}  # node index: its replacement
+    for index, node in enumerate(nodes):
+        if node.op_type == "GlobalAveragePool" and ranks.get(node.input[0], 0) >= 3:
+            axes = list(range(2, ranks[node.input[0]]))
+            if opset < 18:  # `axes` is an attribute until opset 18, an input from then on
+                replaced[index] = helper.make_node(
+                    "ReduceMean", list(node.input), list(node.output), name=node.name,
+                    axes=axes, keepdims=1)
+            else:
+                axes_name = f"{_FORMS_PREFIX}axes_{len(axes)}"
+                if axes_name not in added:
+                    added[axes_name] = np.array(axes, np.int64)
+                replaced[index] = helper.make_node(
+                    "ReduceMean", [node.input[0], axes_name], list(node.output),
+                    name=node.name, keepdims=1)
+        elif node.op_type == "Erf" and node.input[0] in producers:
+            product_index = producers[node.input[0]]
+            product = nodes[product_index]
+            scale = [position for position, name in enumerate(product.input)
+                     if name in constants and constants[name].size == 1
+                     and abs(float(constants[name].reshape(())) - 0.5 ** 0.5) < 1e-7]
+            if product.op_type == "Mul" and len(scale) == 1:
+                other = product.input[1 - scale[0]]
+                added[root_two] = np.array(2.0 ** 0.5, np.float32)
+                replaced[product_index] = helper.make_node(
+                    "Div", [other, root_two], list(product.output), name=product.name)
+    graph.graph.initializer.extend(
+        numpy_helper.from_array(value, name) for name, value in added.items())
+    nodes = [replaced.get(index, node) for index, node in enumerate(nodes)]
+    del graph.graph.node[:]
+    graph.graph.node.extend(nodes)
+    return graph
