@@ -211,7 +211,8 @@ def fusable_graph(graph):
     ranks = {value.name: len(value.type.tensor_type.shape.dim)
              for value in list(inferred.graph.value_info) + list(inferred.graph.input)
              if value.type.tensor_type.HasField("shape")}
-    constants = {tensor.name: numpy_helper.to_array(tensor) for tensor in graph.graph.initializer}
+    constants = {tensor.name: numpy_helper.to_array(tensor) for tensor in graph.graph.initializer
+                 if np.prod(tensor.dims) == 1}  # the scalars: a 1/sqrt(2) is one
     nodes = list(graph.graph.node)
     producers = {output: index for index, node in enumerate(nodes) for output in node.output}
     root_two = f"{_FORMS_PREFIX}sqrt2"
@@ -244,9 +245,17 @@ def fusable_graph(graph):
                 added[root_two] = np.array(2.0 ** 0.5, np.float32)
                 replaced[product_index] = helper.make_node(
                     "Div", [other, root_two], list(product.output), name=product.name)
-    graph.graph.initializer.extend(
-        numpy_helper.from_array(value, name) for name, value in added.items())
+    dropped = {name for index in replaced for name in nodes[index].input}
     nodes = [replaced.get(index, node) for index, node in enumerate(nodes)]
     del graph.graph.node[:]
     graph.graph.node.extend(nodes)
+    # The constants only the replaced nodes read (1/sqrt(2)) would be left unused, which
+    # ONNX Runtime reports in a warning whenever it loads the graph.
+    used = {name for node in nodes for name in node.input} | {output.name for output in graph.graph.output}
+    unused = [index for index, tensor in enumerate(graph.graph.initializer)
+              if tensor.name in dropped and tensor.name not in used]
+    for index in reversed(unused):  # in place: the weights are not copied
+        del graph.graph.initializer[index]
+    graph.graph.initializer.extend(
+        numpy_helper.from_array(value, name) for name, value in added.items())
     return graph
