@@ -120,6 +120,11 @@ def test_onnx_runtime_gives_the_keras_classifications(classifier, onnx_cache, mo
     assert classifier.classify(texts) == got
     monkeypatch.setattr(inference_engine, "on_cpu", lambda: False)
     assert engine_model(classifier) is classifier
+    # Where only a checksum of every weight tells that the graph is still the model's
+    # (TensorFlow's in-place variables), "auto" does not pay it on every call.
+    monkeypatch.setattr(inference_engine, "on_cpu", lambda: True)
+    monkeypatch.setattr(inference_engine, "_weights_stamp", lambda variables: None)
+    assert engine_model(classifier) is classifier
 
 
 @needs_onnx

@@ -16,7 +16,9 @@ TensorFlow, whose variables change in place, it is taken on each call).
 
 "auto" picks ONNX Runtime where it was measured faster (`AUTO_PREFERS_ONNX_RUNTIME`,
 benchmarks/NOTES.md section 8), on a CPU, when onnxruntime is installed and the model's
-graph is already in the cache; else Keras. It never exports on its own: the export runs
+graph is already in the cache, on JAX and PyTorch (on TensorFlow, telling whether the
+cached graph is still the model's would take a checksum of every weight on every call);
+else Keras. It never exports on its own: the export runs
 TensorFlow in a child process (seconds for a small model, minutes at BERT-base), which
 no first prediction should wait for. One call with `engine="onnxruntime"` (`--engine
 onnxruntime` on the command line) makes the graph; every later "auto" call on the same
@@ -80,6 +82,10 @@ def engine_model(model, engine="auto", quantize=None):
 def _auto_picks_onnx_runtime(model):
     global _told_missing
     if not AUTO_PREFERS_ONNX_RUNTIME or not on_cpu():
+        return False
+    if _weights_stamp([]) is None:
+        # TensorFlow: only a checksum of every weight tells whether a cached graph is
+        # still this model's (its variables change in place), 0.35 s a call at BERT-base.
         return False
     if importlib.util.find_spec("onnxruntime") is None:
         if not _told_missing:
