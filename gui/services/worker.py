@@ -77,22 +77,40 @@ class Worker(QRunnable):
         return self._done.wait(timeout)
 
     def run(self):
-        signals = self.signals
         try:
-            signals.started.emit()
-            try:
-                value = self._function(self, *self._args, **self._kwargs)
-            except Exception as error:  # reported to the user, never swallowed
-                logger.debug("Background work failed:\n%s", traceback.format_exc())
-                signals.error.emit(describe_error(error))
-            else:
-                if self.is_cancelled():
-                    signals.cancelled.emit()
-                else:
-                    signals.result.emit(value)
-            signals.finished.emit()
+            self._run_and_report()
+        except RuntimeError as error:
+            # Qt deleted the signals' object with the UI that owned the work (the window
+            # closed, the application ended) before the work could report: nobody is
+            # left to tell, so the work ends quietly instead of raising on a pool thread.
+            if not _is_deleted_signal_source(error):
+                raise
+            self.cancellation.set()
+            logger.debug("Background work outlived its UI: %s", error)
         finally:
             self._done.set()
+
+    def _run_and_report(self):
+        signals = self.signals
+        signals.started.emit()
+        try:
+            value = self._function(self, *self._args, **self._kwargs)
+        except Exception as error:  # reported to the user, never swallowed
+            if _is_deleted_signal_source(error):
+                raise
+            logger.debug("Background work failed:\n%s", traceback.format_exc())
+            signals.error.emit(describe_error(error))
+        else:
+            if self.is_cancelled():
+                signals.cancelled.emit()
+            else:
+                signals.result.emit(value)
+        signals.finished.emit()
+
+
+def _is_deleted_signal_source(error):
+    """True for the error PySide6 raises when a signal's QObject no longer exists."""
+    return isinstance(error, RuntimeError) and "Signal source has been deleted" in str(error)
 
 
 def describe_error(error):

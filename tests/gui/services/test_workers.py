@@ -47,6 +47,24 @@ def test_worker_turns_exceptions_into_messages(qtbot):
     assert events == ["started", ("error", "KeyError: 'token_ids'")]
 
 
+def test_work_whose_signals_were_deleted_with_its_ui_ends_quietly():
+    import shiboken6
+
+    reports = []
+
+    def report_twice(worker):
+        reports.append("ran")
+        worker.report(1)
+        reports.append("unreachable")
+
+    worker = Worker(report_twice)
+    shiboken6.delete(worker.signals)  # what Qt does to the object when its UI goes
+    worker.run()  # on the calling thread: an exception would surface here
+    assert worker.is_done() and worker.is_cancelled()
+    assert reports == []  # not even started: nothing could have been told
+    assert not shiboken6.isValid(worker.signals)
+
+
 def test_worker_stops_cooperatively_when_cancelled(qtbot):
     pool = WorkerPool()
     entered = threading.Event()
