@@ -137,6 +137,25 @@ def test_pretrain_reports_user_errors(corpus, tmp_path, capsys):
     assert "manifest.json" in capsys.readouterr().err
 
 
+def test_dropout_sets_the_new_models_dropout_and_only_its(corpus, tmp_path, capsys):
+    vocabulary, shards = corpus
+    arguments = ["pretrain", "--data", str(shards), "--steps", "1", "--batch-size", "8",
+                 "--warmup-steps", "0", "--no-progress"]
+    new_model = ["--size", "tiny", "--vocab", str(vocabulary)]
+    output = tmp_path / "run"
+    assert main(arguments + new_model + ["--output", str(output), "--dropout", "0"]) == 0
+    config = json.loads((output / "model" / "config.json").read_text())
+    assert config["backbone"]["hidden_dropout"] == config["backbone"]["attention_dropout"] == 0
+    capsys.readouterr()
+    for wrong, message in [
+        (["--dropout", "1.5"] + new_model, "--dropout must be in [0, 1). Received: 1.5"),
+        (["--dropout", "0", "--init-from", str(output / "model")], "--dropout goes with --size"),
+    ]:
+        assert main(arguments + ["--output", str(tmp_path / "wrong")] + wrong) == 1
+        error = capsys.readouterr().err
+        assert message in error and "Traceback" not in error
+
+
 def test_distributed_joins_the_run_through_keras_distribution(corpus, tmp_path, capsys,
                                                                monkeypatch):
     import keras

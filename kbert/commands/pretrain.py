@@ -55,6 +55,15 @@ def add_parser(subparsers):
         help="with --size: the vocabulary folder (`kbert vocab`), a preset, or a "
         "vocab.txt (lower-cased)",
     )
+    parser.add_argument(
+        "--dropout",
+        type=float,
+        metavar="P",
+        help="with --size: the new model's dropout (hidden and attention) while it "
+        "pretrains (default: BERT's 0.1). 0 learns faster when the run is short for the "
+        "model, as the Cramming recipe found; the saved model keeps it, so set it again "
+        "for fine-tuning if wanted",
+    )
     _add_number(
         parser,
         "--batch-size",
@@ -148,6 +157,10 @@ def run(args):
 
     if args.size is not None and args.vocab is None:
         raise ValueError("--size needs --vocab (the vocabulary of the new model).")
+    if args.dropout is not None and args.size is None:
+        raise ValueError("--dropout goes with --size (the new model's dropout).")
+    if args.dropout is not None and not 0 <= args.dropout < 1:
+        raise ValueError(f"--dropout must be in [0, 1). Received: {args.dropout}")
     if args.init_from is not None and args.vocab is not None:
         raise ValueError(
             "--vocab goes with --size; --init-from uses the preset's vocabulary."
@@ -173,6 +186,9 @@ def run(args):
     print(f"precision: {describe_precision(config.precision)}", file=sys.stderr)
     model_source = {"init_from": args.init_from}
     if args.size is not None:
+        dropout = {}
+        if args.dropout is not None:
+            dropout = {"hidden_dropout": args.dropout, "attention_dropout": args.dropout}
         vocabulary = pathlib.Path(args.vocab)
         if vocabulary.is_file():
             tokenizer = BertTokenizer.from_vocabulary_file(vocabulary)
@@ -180,7 +196,7 @@ def run(args):
             tokenizer = BertTokenizer.from_preset(args.vocab)
         model_source = {
             "backbone_config": BertConfig.from_size(
-                args.size, vocabulary_size=tokenizer.vocabulary_size
+                args.size, vocabulary_size=tokenizer.vocabulary_size, **dropout
             ),
             "tokenizer": tokenizer,
         }
