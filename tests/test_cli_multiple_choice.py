@@ -1,5 +1,6 @@
 """Multiple choice through the command line: `finetune`, `evaluate` and `choose`."""
 
+import csv
 import json
 
 import numpy as np
@@ -40,6 +41,40 @@ def test_finetune_learns_the_rule_and_evaluate_scores_it(trained, capsys):
     report = json.loads(capsys.readouterr().out)
     assert report["examples"] == 48
     assert report["metrics"]["accuracy"] >= ACCURACY_THRESHOLD
+
+
+def test_columns_of_other_names_are_read_through_the_column_flags(trained, tmp_path, capsys):
+    model, dev = trained
+    with open(dev, newline="", encoding="utf-8") as handle:
+        rows = list(csv.reader(handle))
+    # SWAG's sent2 joined to every ending: whole endings, and renamed columns.
+    header = rows[0]
+    start, first_ending = header.index("sent2"), header.index("ending0")
+    renamed = {"sent1": "premise", "label": "answer", "sent2": "unused"}
+    whole = [[renamed.get(name, name) for name in header]]
+    for row in rows[1:]:
+        row = list(row)
+        for index in range(first_ending, first_ending + 4):
+            row[index] = f"{row[start]} {row[index]}"
+        row[start] = ""
+        whole.append(row)
+    renamed_file = tmp_path / "renamed.csv"
+    with open(renamed_file, "w", newline="", encoding="utf-8") as handle:
+        csv.writer(handle).writerows(whole)
+    evaluate = ["evaluate", "--task", "multiple-choice", "--model", str(model), "--json"]
+    capsys.readouterr()
+    assert main(evaluate + ["--data", dev]) == 0
+    expected = json.loads(capsys.readouterr().out)
+    assert main(evaluate + ["--data", str(renamed_file), "--context-column", "premise",
+                            "--start-column", "", "--label-column", "answer"]) == 0
+    assert json.loads(capsys.readouterr().out)["metrics"] == expected["metrics"]
+    # Without the flags the file is refused by the missing SWAG column's name.
+    assert main(evaluate + ["--data", str(renamed_file)]) == 1
+    assert "sent1" in capsys.readouterr().err
+    # The flags belong to multiple choice.
+    assert main(["evaluate", "--task", "classification", "--model", str(model), "--data", dev,
+                 "--context-column", "premise"]) == 1
+    assert "are for --task multiple-choice" in capsys.readouterr().err
 
 
 def test_choose_agrees_with_the_saved_model(trained, capsys):

@@ -46,7 +46,19 @@ def add_task_arguments(parser):
     data.add_argument(
         "--label-column",
         metavar="C",
-        help="(pair-)classification: column of the label (default: label)",
+        help="(pair-)classification and multiple-choice: column of the label (default: "
+        "label)",
+    )
+    data.add_argument(
+        "--context-column",
+        metavar="C",
+        help="multiple-choice: CSV column of the context (default: sent1, as SWAG)",
+    )
+    data.add_argument(
+        "--start-column",
+        metavar="C",
+        help="multiple-choice: CSV column that every ending continues (default: sent2, "
+        "as SWAG); --start-column '' when the ending columns hold whole endings",
     )
     data.add_argument(
         "--format",
@@ -90,6 +102,10 @@ def task_from_arguments(args, metric=None):
     """The `FineTuningAdapter` the arguments describe."""
     from kbert.finetuning import make_adapter
 
+    if args.task != "multiple-choice" and (
+        args.context_column is not None or args.start_column is not None
+    ):
+        raise ValueError("--context-column and --start-column are for --task multiple-choice.")
     if args.task in ("classification", "pair-classification"):
         options = dict(
             text_column=_column(args.text_column),
@@ -102,8 +118,17 @@ def task_from_arguments(args, metric=None):
         elif args.pair_column is not None:
             raise ValueError("--pair-column is for --task pair-classification.")
         return make_adapter(args.task, **options)
+    choice_columns = {
+        name: value
+        for name, value in (
+            ("context_column", args.context_column),
+            ("start_column", args.start_column),
+            ("label_column", args.label_column),
+        )
+        if value is not None
+    }
     if args.task == "multiple-choice":
-        return make_adapter(args.task, format=args.format, metric=metric)
+        return make_adapter(args.task, format=args.format, metric=metric, **choice_columns)
     if args.task == "token-classification":
         return make_adapter(args.task, token_column=args.token_column, tag_column=args.tag_column)
     windowing = None
