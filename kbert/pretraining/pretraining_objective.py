@@ -16,6 +16,8 @@ class PretrainingObjective(keras.Model):
     `fit` and `evaluate` take the batches of `ShardReader.batches` as `x` (no `y`):
     the targets travel inside the batch, or, with `masking`, are made inside the
     compiled step by a `DynamicMasking` layer, so that every step sees new masks.
+    Batches that carry masks (`mask_positions`) are scored with them even when
+    `masking` is set.
     `call` returns the logits together with their targets, and `compute_loss` /
     `compute_metrics` hand them to the compiled losses and metrics as `y` and
     `sample_weight`.
@@ -45,7 +47,10 @@ class PretrainingObjective(keras.Model):
     def call(self, batch, training=False):
         inputs = {name: batch[name] for name in MODEL_INPUTS if name in batch}
         targets = {name: batch.get(name) for name in ("mask_ids", "mask_weights")}
-        if self.masking is not None:
+        # Only unmasked rows are masked here: rows with stored masks (held-out shards
+        # scored at the end of a run with dynamic masking) keep theirs, or their
+        # [MASK] tokens would be masked over again and the scores fall.
+        if self.masking is not None and "mask_positions" not in batch:
             masked = self.masking(batch["token_ids"])
             inputs["token_ids"] = masked["token_ids"]
             inputs["mask_positions"] = masked["mask_positions"]
