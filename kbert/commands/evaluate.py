@@ -4,8 +4,8 @@ import json
 
 from kbert.commands import EXIT_OK
 from kbert.commands import MODEL_HELP
-from kbert.commands.finetune import add_task_arguments
-from kbert.commands.finetune import task_from_arguments
+from kbert.commands.task_arguments import add_task_arguments
+from kbert.commands.task_arguments import task_from_arguments
 from kbert.finetuning.evaluation_predictions import prediction_format
 from kbert.preprocessing.length_buckets import CPU_BATCH_SIZE
 from kbert.preprocessing.length_buckets import DEFAULT_BATCH_SIZE
