@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Sets up kbert and runs the main job on the bundled default, the `demo` model (a BERT-tiny
-# kbert pretrained on Jane Austen's novels and the King James Bible): fill in masked words,
+# Sets up kbert and runs the main job on the bundled default, the `demo` model (a BERT-mini
+# kbert pretrained on Austen, the King James Bible, Moby-Dick and three commentaries): fill in masked words,
 # then re-measure its published held-out scores. Usage: bash scripts/demo.sh ["text with [MASK]" ...]
 # The desktop app on the same model: .venv/bin/kbert gui
 set -euo pipefail
@@ -13,4 +13,7 @@ if (( $# == 0 )); then
         "Mr. Darcy [MASK] into the room."
 fi
 kbert fill-mask --model demo --top-k 5 "$@"
-kbert evaluate-pretraining --model demo --data assets/demo-heldout
+for shards in demo-heldout demo-heldout-austen demo-heldout-kjv; do
+    echo "held-out $shards:"
+    kbert evaluate-pretraining --model demo --data "assets/$shards"
+done
