@@ -22,7 +22,7 @@
 # The held-out scores are also written per corpus: Austen's negatives come mostly from
 # the Bible, so its own figure is measured on held-out shards of the novels alone too.
 # The defaults are `demo-tiny`'s (BERT-tiny, about 40 minutes on a 2-core CPU); the shipped
-# `demo`'s settings (BERT-mini, two stages, about 3.5 hours) are in the README's "The demo model".
+# `demo`'s settings (BERT-mini, three stages, about 4.5 hours) are in the README's "The demo model".
 #
 # Usage: scripts/build_demo_model.sh            (writes kbert/presets/builtin/demo/)
 # Settings through the environment (defaults in brackets):
@@ -43,10 +43,15 @@
 #   TRAIN_DATA_ARGS [] (more `kbert create-pretraining-data` flags for the training shards
 #   only, e.g. "--whole-word-masking --dynamic-masking" with EXTRA_PRETRAIN_ARGS=--dynamic-masking;
 #   the held-out shards keep static per-piece masks, so scores stay comparable)
-#   CONTINUE_STEPS [] (a second stage: that many more steps from the first stage's model,
-#   `kbert pretrain --init-from`, a fresh warm-up and linear decay, the data in another
-#   order: a run whose learning rate decayed to zero while it still improved goes on)
-#   CONTINUE_LEARNING_RATE [LEARNING_RATE]   CONTINUE_WARMUP_STEPS [200]
+#   CONTINUE_STEPS [] (more stages, e.g. "4500 3200": each that many more steps from the
+#   previous stage's model, `kbert pretrain --init-from`, a fresh warm-up and linear decay,
+#   the data in another order (seed + 1 per stage): a run whose learning rate decayed to
+#   zero while it still improved goes on)
+#   CONTINUE_LEARNING_RATE [LEARNING_RATE]   CONTINUE_WARMUP_STEPS [200] (each such stage)
+#   CONTINUE_SOURCE_WEIGHTS [] (one SOURCE_WEIGHTS per stage of CONTINUE_STEPS, separated
+#   by ";"; a stage with weights gets training shards of its own, weight 0 leaves a source
+#   out: ";austen=4 kjv=2 tdavid=0" keeps the second stage on the first one's shards and
+#   leans the third towards Austen)
 # With a GPU, try SIZE=mini MAX_SEQ_LENGTH=128 STEPS=20000 LEARNING_RATE=5e-4.
 # A tiny trial run:  OUTPUT=/tmp/demo WORK=/tmp/demo-work STEPS=200 scripts/build_demo_model.sh
 # Run it again with the same WORK to resume an interrupted pretraining.
@@ -93,19 +98,14 @@ for corpus in "${corpora[@]}"; do
     packages_of "$corpus" >/dev/null
     train_files+=("$WORK/$corpus-train.txt") heldout_files+=("$WORK/$corpus-heldout.txt")
 done
-weight_of() {  # SOURCE: how many times its training text goes into the shards
-    local pair
-    for pair in ${SOURCE_WEIGHTS:-}; do
-        [[ ${pair%%=*} == "$1" ]] && { echo "${pair#*=}"; return; }
+weighted_train_files() {  # WEIGHTS: each source's training text, as many times as its weight
+    local corpus pair weight copy
+    for corpus in "${corpora[@]}"; do
+        weight=1
+        for pair in $1; do [[ ${pair%%=*} == "$corpus" ]] && weight=${pair#*=}; done
+        for ((copy = 0; copy < weight; copy++)); do echo "$WORK/$corpus-train.txt"; done
     done
-    echo 1
 }
-weighted_train_files=()
-for corpus in "${corpora[@]}"; do
-    for ((copy = 0; copy < $(weight_of "$corpus"); copy++)); do
-        weighted_train_files+=("$WORK/$corpus-train.txt")
-    done
-done
 if [[ ! -f "$WORK/corpora-ready" || "$(cat "$WORK/corpora-ready")" != "$SOURCES" ]]; then
     packages=(bible-kjv bible-kjv-text)
     for corpus in "${corpora[@]}"; do read -r -a more <<< "$(packages_of "$corpus")"; packages+=("${more[@]}"); done
@@ -145,9 +145,9 @@ fi
 # 3. Pretraining instances: novels and books of the Bible (or, with DOCUMENT_BREAK=2,
 #    chapters) are the documents. Held-out shards of both corpora together (the
 #    published scores) and of each alone (the breakdown).
-make_shards() {  # NAME DUPE FILES...
-    local name=$1 dupe=$2 more=(); shift 2
-    if [[ $name == train ]]; then
+make_shards() {  # NAME DUPE SEED FILES...
+    local name=$1 dupe=$2 seed=$3 more=(); shift 3
+    if [[ $name == train* ]]; then
         read -r -a more <<< "${TRAIN_DATA_ARGS:-}"
         more+=(--shuffle-buffer "$SHUFFLE_BUFFER")
     fi
@@ -156,13 +156,14 @@ make_shards() {  # NAME DUPE FILES...
         rm -rf "$WORK/shards-$name"
         kbert create-pretraining-data --input "$@" --vocab "$WORK/vocab" \
             --output "$WORK/shards-$name" --split-sentences --document-break "$DOCUMENT_BREAK" \
-            --max-seq-length "$MAX_SEQ_LENGTH" --dupe-factor "$dupe" --seed "$SEED" --no-progress \
+            --max-seq-length "$MAX_SEQ_LENGTH" --dupe-factor "$dupe" --seed "$seed" --no-progress \
             "${more[@]}"
     fi
 }
-make_shards train "$DUPE_FACTOR" "${weighted_train_files[@]}"
-make_shards heldout 1 "$WORK/austen-heldout.txt" "$WORK/kjv-heldout.txt"
-for corpus in "${corpora[@]}"; do make_shards "heldout-$corpus" 1 "$WORK/$corpus-heldout.txt"; done
+mapfile -t shard_files < <(weighted_train_files "${SOURCE_WEIGHTS:-}")
+make_shards train "$DUPE_FACTOR" "$SEED" "${shard_files[@]}"
+make_shards heldout 1 "$SEED" "$WORK/austen-heldout.txt" "$WORK/kjv-heldout.txt"
+for corpus in "${corpora[@]}"; do make_shards "heldout-$corpus" 1 "$SEED" "$WORK/$corpus-heldout.txt"; done
 
 # 4. Pretraining (resumes when WORK holds an interrupted run).
 stage "pretraining: BERT-$SIZE, $STEPS steps of $BATCH_SIZE"
@@ -175,17 +176,27 @@ kbert pretrain --data "$WORK/shards-train" --eval-data "$WORK/shards-heldout" \
     --warmup-steps "$WARMUP_STEPS" --checkpoint-every "$CHECKPOINT_EVERY" --seed "$SEED" \
     "${dropout[@]}" "${resume[@]}" ${EXTRA_PRETRAIN_ARGS:-}
 model="$WORK/run/model"
-if [[ -n "${CONTINUE_STEPS:-}" ]]; then
-    stage "pretraining, second stage: $CONTINUE_STEPS more steps from $model"
-    resume=()
-    [[ -f "$WORK/run-continued/training_checkpoint.h5" ]] && resume=(--resume)
-    kbert pretrain --data "$WORK/shards-train" --eval-data "$WORK/shards-heldout" \
-        --output "$WORK/run-continued" --init-from "$model" --steps "$CONTINUE_STEPS" \
+stages="$STEPS:$LEARNING_RATE:$WARMUP_STEPS"
+read -r -a more_steps <<< "${CONTINUE_STEPS:-}"
+IFS=";" read -r -a more_weights <<< "${CONTINUE_SOURCE_WEIGHTS:-}"
+for index in "${!more_steps[@]}"; do
+    number=$((index + 2)) steps=${more_steps[index]} data="$WORK/shards-train"
+    if [[ -n "${more_weights[index]:-}" ]]; then
+        data="$WORK/shards-train-stage$number"
+        mapfile -t stage_files < <(weighted_train_files "${more_weights[index]}")
+        make_shards "train-stage$number" "$DUPE_FACTOR" $((SEED + number - 1)) "${stage_files[@]}"
+    fi
+    stage "pretraining, stage $number: $steps more steps from $model"
+    run="$WORK/run-stage$number" resume=()
+    [[ -f "$run/training_checkpoint.h5" ]] && resume=(--resume)
+    kbert pretrain --data "$data" --eval-data "$WORK/shards-heldout" \
+        --output "$run" --init-from "$model" --steps "$steps" \
         --batch-size "$BATCH_SIZE" --learning-rate "${CONTINUE_LEARNING_RATE:-$LEARNING_RATE}" \
         --warmup-steps "${CONTINUE_WARMUP_STEPS:-200}" --checkpoint-every "$CHECKPOINT_EVERY" \
-        --seed $((SEED + 1)) "${resume[@]}" ${EXTRA_PRETRAIN_ARGS:-}
-    model="$WORK/run-continued/model"
-fi
+        --seed $((SEED + number - 1)) "${resume[@]}" ${EXTRA_PRETRAIN_ARGS:-}
+    model="$run/model"
+    stages+=" $steps:${CONTINUE_LEARNING_RATE:-$LEARNING_RATE}:${CONTINUE_WARMUP_STEPS:-200}"
+done
 
 # 5. Held-out scores, by the same command a user would run: both corpora (published),
 #    then each alone.
@@ -202,8 +213,8 @@ stage "writing $OUTPUT"
 mkdir -p "$(dirname "$OUTPUT")" "$(dirname "$HELDOUT_OUTPUT")"
 rm -rf "$OUTPUT.tmp" && cp -r "$model" "$OUTPUT.tmp"
 # The metadata names the data by what it is, not by this machine's paths.
-DROPOUT=${DROPOUT:-} SOURCE_WEIGHTS=${SOURCE_WEIGHTS:-} \
-STAGES="$STEPS:$LEARNING_RATE:$WARMUP_STEPS${CONTINUE_STEPS:+ $CONTINUE_STEPS:${CONTINUE_LEARNING_RATE:-$LEARNING_RATE}:${CONTINUE_WARMUP_STEPS:-200}}" \
+DROPOUT=${DROPOUT:-} SOURCE_WEIGHTS=${SOURCE_WEIGHTS:-} STAGES="$stages" \
+CONTINUE_SOURCE_WEIGHTS=${CONTINUE_SOURCE_WEIGHTS:-} \
 python - "$WORK" "$OUTPUT.tmp" "${corpora[@]}" <<'PYTHON'
 import json, os, pathlib, sys
 work, output, corpora = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2]), sys.argv[3:]
@@ -234,7 +245,11 @@ stages = [
 ]
 for stage in stages:
     stage["steps"], stage["warmup_steps"] = int(stage["steps"]), int(stage["warmup_steps"])
-# A two-stage run (CONTINUE_STEPS): the steps of both, and each stage's schedule.
+# A run in stages (CONTINUE_STEPS): the steps of all, and each stage's schedule and,
+# where it had its own, its source weights.
+for stage, weights in zip(stages[1:], os.environ["CONTINUE_SOURCE_WEIGHTS"].split(";")):
+    if weights.strip():
+        stage["source_weights"] = weights.strip()
 metadata["pretraining"]["steps"] = sum(stage["steps"] for stage in stages)
 metadata["pretraining"]["stages"] = stages
 if os.environ["SOURCE_WEIGHTS"]:

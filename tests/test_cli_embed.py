@@ -14,6 +14,7 @@ from kbert.inference import embed
 from kbert.inference.embedding import COMBINES
 from kbert.inference.embedding import POOLINGS
 from kbert.models import BertBackbone
+from kbert.presets import BUILTIN_PRESETS
 from kbert.tokenizer.bert_tokenizer import BertTokenizer
 
 TEXTS = ["The cat sat on the mat.", "a dog", "北京 Café naïve"]
@@ -161,8 +162,10 @@ def test_a_summary_per_text_without_output(preset, loaded, capsys):
 def test_the_default_model_is_the_demo(capsys):
     assert main(["embed", "--pooling", "cls", "--json", "The cat sat."]) == 0
     (record,) = _json_lines(capsys.readouterr().out)
-    # The demo has two 128-wide layers; by default both are concatenated.
-    assert len(record["vector"]) == 256
+    # By default the last four blocks (all of them when there are fewer) are joined.
+    config = json.loads((BUILTIN_PRESETS["demo"] / "config.json").read_text())["backbone"]
+    blocks = min(4, config["num_layers"])
+    assert len(record["vector"]) == blocks * config["hidden_size"]
 
 
 @pytest.mark.parametrize(

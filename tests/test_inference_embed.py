@@ -253,3 +253,17 @@ def test_bad_texts_are_value_errors(converted):
     _, backbone, tokenizer = converted
     with pytest.raises(ValueError, match=r"`texts` must be a string or a list of strings"):
         embed(backbone, tokenizer, ["a", 3])
+
+
+def test_the_docstring_example_holds_on_the_demo():
+    """`embed`'s example shows the shipped demo's shapes (it went stale once)."""
+    import doctest
+
+    from kbert.inference import embedding
+
+    globs = {"BertBackbone": BertBackbone, "BertTokenizer": BertTokenizer, "embed": embed}
+    finder = doctest.DocTestFinder()
+    (test,) = [t for t in finder.find(embedding.embed, "embed", globs=globs) if t.examples]
+    runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)
+    runner.run(test)
+    assert runner.summarize(verbose=False).failed == 0

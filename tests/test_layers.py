@@ -114,6 +114,33 @@ def test_encoder_block_uses_exact_gelu():
     np.testing.assert_allclose(out, y, atol=1e-5)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "mixed_bfloat16", "bfloat16"])
+@pytest.mark.parametrize("packed", [False, True])
+def test_encoder_block_states_its_symbolic_output_as_tracing_finds_it(dtype, packed):
+    """The block's own `compute_output_spec` (no trace: a faster model build) gives the
+    shape and dtype that tracing the block gives, and a functional graph builds on it."""
+    block = BertEncoderBlock(hidden_size=8, num_heads=2, intermediate_size=16, dtype=dtype)
+    x = keras.KerasTensor((None, None, 8), dtype=block.compute_dtype)
+    padding = keras.KerasTensor((None, None), dtype="bool")
+    extra = {"attention_mask": keras.KerasTensor((None, 1, None, None), "bool")} if packed else {}
+    block.build(x.shape)
+    stated = block.compute_output_spec(x, padding, **extra)
+    traced = keras.layers.Layer.compute_output_spec(block, x, padding, **extra)
+    assert (stated.shape, stated.dtype) == (traced.shape, traced.dtype)
+    stated, weights = block.compute_output_spec(x, padding, return_attention_weights=True)
+    assert (stated.shape, weights.shape) == (traced.shape, (None, 2, None, None))
+
+    inputs = keras.Input((None, 8)), keras.Input((None,), dtype="bool")
+    model = keras.Model(inputs, block(*inputs))
+    x = np.random.default_rng(5).normal(size=(2, 6, 8)).astype("float32")
+    assert model.output.shape == (None, None, 8)
+    np.testing.assert_allclose(
+        _numpy(model([x, _padding()])).astype("float32"),
+        _numpy(block(x, _padding())).astype("float32"),
+        atol=1e-6,
+    )
+
+
 def test_pooler_is_dense_tanh_on_first_token():
     pooler = BertPooler(hidden_size=4)
     x = np.random.default_rng(4).normal(size=(2, 3, 4)).astype("float32")

@@ -178,6 +178,22 @@ def test_unmasked_data_needs_dynamic_masking(tmp_path):
         )
 
 
+def test_dynamic_masking_on_masked_data_warns_that_the_stored_masks_are_used(
+    shards, tmp_path, caplog
+):
+    """Masked shards keep their masks under `dynamic_masking`: said, not silently done."""
+    data, tokenizer = shards
+    with caplog.at_level("WARNING", logger="kbert.pretraining"):
+        pretrain(
+            data,
+            tokenizer,
+            tmp_path / "run",
+            PretrainingConfig(steps=1, warmup_steps=0, dynamic_masking=True),
+        )
+    assert "their stored masks are used" in caplog.text
+    assert "create-pretraining-data --dynamic-masking" in caplog.text
+
+
 def test_config_rejects_bad_values():
     with pytest.raises(ValueError, match="optimizer"):
         PretrainingConfig(optimizer="sgd")

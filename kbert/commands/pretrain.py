@@ -99,7 +99,8 @@ def add_parser(subparsers):
     parser.add_argument(
         "--dynamic-masking",
         action="store_true",
-        help="mask afresh inside every training step (needed for unmasked shards)",
+        help="mask afresh inside every training step (needed for unmasked shards; "
+        "masked shards keep their stored masks)",
     )
     _add_number(
         parser,

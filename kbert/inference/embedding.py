@@ -58,7 +58,7 @@ def embed(
             negative indices count from the end (-1 is the last block). An int
             means one layer. Each layer at most once. None: the last four
             blocks, (-4, -3, -2, -1), or every block of a model with fewer
-            (BERT-tiny's two: (-2, -1)); never the embeddings output.
+            (demo-tiny's two: (-2, -1)); never the embeddings output.
         combine: how the chosen layers make one vector per token: "concat" joins
             them in the order of `layers` (D = len(layers) * H), "mean" averages
             and "sum" adds them (D = H).
@@ -80,10 +80,10 @@ def embed(
     >>> result = embed(backbone, tokenizer, "The cat sat.")
     >>> result.tokens
     ('[CLS]', 'the', 'ca', '##t', 'sat', '.', '[SEP]')
-    >>> result.vectors.shape  # both layers of the 128-wide demo, concatenated
-    (7, 256)
+    >>> result.vectors.shape  # the 256-wide demo's four blocks, concatenated
+    (7, 1024)
     >>> embed(backbone, tokenizer, ["a", "b c"], layers=-1, pooling="mean").shape
-    (2, 128)
+    (2, 256)
     """
     backbone = getattr(model, "backbone", model)
     layer_indices = resolve_layers(layers, backbone.bert_config.num_layers)

@@ -32,7 +32,8 @@ class PretrainingConfig:
         checkpoint_every: write a training checkpoint every this many batches
             (None: only at the end and on cancellation).
         dynamic_masking: mask inside the compiled step (data made with
-            `--dynamic-masking` needs it; masked data ignores its stored masks).
+            `--dynamic-masking` needs it; masked data keeps its stored masks, with
+            a warning).
         masked_lm_prob: with dynamic masking, the fraction of tokens predicted.
         max_predictions_per_seq: with dynamic masking, `P`, the predictions per row
             (a packed row is masked as one sequence: `round(masked_lm_prob * n)` of

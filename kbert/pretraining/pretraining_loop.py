@@ -137,6 +137,13 @@ class PretrainingLoop:
                 f"{reader.folder} holds unmasked instances (made with --dynamic-masking): "
                 "train with dynamic masking."
             )
+        if reader.masked and config.dynamic_masking:
+            logger.warning(
+                "%s holds masked instances: their stored masks are used, and dynamic "
+                "masking only masks unmasked rows. For new masks at every pass, make the "
+                "data with `kbert create-pretraining-data --dynamic-masking`.",
+                reader.folder,
+            )
         state = self._start_state(reader, init_from, backbone_config, resume)
 
         set_random_seed(config.seed)
