@@ -13,6 +13,7 @@ from kbert.training.progress_events import ProgressEvents
 from kbert_gui.fine_tuning.fine_tuning_events import LogLine
 from kbert_gui.fine_tuning.fine_tuning_events import ProbePredicted
 from kbert_gui.fine_tuning.fine_tuning_events import TrialFinished
+from kbert_gui.services.thread_log_handler import ThreadLogHandler
 from kbert_gui.services.worker import describe_error
 
 # Continued masked-LM pretraining (`kbert.pretraining.ContinuedPretraining`); the other
@@ -105,20 +106,13 @@ class FineTuningJob:
 
     def __call__(self, worker):
         self._worker = worker
-        kbert_logger = logging.getLogger("kbert")
-        handler = _ForwardingLogHandler(worker, threading.get_ident())
-        previous_level = kbert_logger.level
-        if kbert_logger.getEffectiveLevel() > logging.INFO:
-            kbert_logger.setLevel(logging.INFO)
-        kbert_logger.addHandler(handler)
-        try:
-            if self.task_name == MASKED_LM:
-                return self._pretrain(worker)
-            return self._fine_tune(worker)
-        finally:
-            kbert_logger.removeHandler(handler)
-            kbert_logger.setLevel(previous_level)
-            self._tuner = None  # the model: freed with the run, not kept by the tab's job
+        with ThreadLogHandler.capture(worker.report, convert=_log_line):
+            try:
+                if self.task_name == MASKED_LM:
+                    return self._pretrain(worker)
+                return self._fine_tune(worker)
+            finally:
+                self._tuner = None  # the model: freed with the run, not kept by the tab's job
 
     # --- Fine-tuning -----------------------------------------------------------------
 
@@ -238,26 +232,9 @@ class _SearchEvents(ProgressEvents):
         self._sink(TrialFinished(dict(row)))
 
 
-class _ForwardingLogHandler(logging.Handler):
-    """Sends the log records of one thread to the UI as "log" events.
+_LOG_FORMAT = logging.Formatter("%(name)s: %(message)s")
 
-    Logging calls handlers on the thread that logs; `Worker.report` emits a Qt signal,
-    which Qt queues to the UI thread, so this is safe from any thread. Records of other
-    threads (the "Masked words" tab predicting meanwhile) are left out of this run's log.
-    """
 
-    def __init__(self, worker, thread_id):
-        super().__init__(logging.INFO)
-        self._worker = worker
-        self._thread_id = thread_id
-        self.setFormatter(logging.Formatter("%(name)s: %(message)s"))
-
-    def emit(self, record):
-        if record.thread != self._thread_id:
-            return
-        try:
-            message = self.format(record)
-        except Exception:
-            self.handleError(record)
-            return
-        self._worker.report(LogLine(message, record.levelname))
+def _log_line(record):
+    """A kbert log record of the run as the app's "log" event: "kbert.data: Read ..."."""
+    return LogLine(_LOG_FORMAT.format(record), record.levelname)
