@@ -22,7 +22,7 @@
 # The held-out scores are also written per corpus: Austen's negatives come mostly from
 # the Bible, so its own figure is measured on held-out shards of the novels alone too.
 # The defaults are `demo-tiny`'s (BERT-tiny, about 40 minutes on a 2-core CPU); the shipped
-# `demo`'s settings (BERT-mini, three stages, about 4.5 hours) are in the README's "The demo model".
+# `demo`'s settings (BERT-mini, four stages, about 5.3 hours) are in the README's "The demo model".
 #
 # Usage: scripts/build_demo_model.sh            (writes kbert/presets/builtin/demo/)
 # Settings through the environment (defaults in brackets):
