@@ -126,7 +126,7 @@ def test_resume_refuses_other_settings_and_a_new_run_refuses_a_used_folder(
         pretrain(data, tokenizer, tmp_path / "run", other, resume=True)
 
 
-def test_continue_pretraining_from_a_preset(shards, tmp_path):
+def test_continue_pretraining_from_a_preset(shards, tmp_path, monkeypatch):
     data, tokenizer = shards
     config = PretrainingConfig(
         batch_size=8, steps=2, warmup_steps=0, checkpoint_every=None
@@ -138,6 +138,13 @@ def test_continue_pretraining_from_a_preset(shards, tmp_path):
     assert 0.0 <= result.eval_metrics["mlm_accuracy"] <= 1.0
     assert 0.0 <= result.eval_metrics["nsp_accuracy"] <= 1.0
     assert (result.preset_path / "vocab.txt").is_file()
+    # The same model folder spelt another way (relative, from another working folder)
+    # is the same run: it resumes (nothing left to train) instead of being refused.
+    monkeypatch.chdir(tmp_path / "first")
+    again = PretrainingLoop(tmp_path / "adapted", config).run(
+        data, init_from="model", eval_data=data, resume=True
+    )
+    assert again.status == "completed" and again.global_step == 2
 
 
 def test_a_run_with_dynamic_masking_scores_stored_masks_as_evaluate_pretraining_does(

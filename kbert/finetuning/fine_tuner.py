@@ -29,6 +29,7 @@ from kbert.training.optimization import precision_policy
 from kbert.training.random_seed import set_random_seed
 from kbert.training.run_state import CHECKPOINT_FILE
 from kbert.training.run_state import MODEL_FOLDER
+from kbert.training.run_state import model_source
 from kbert.training.run_state import start_state
 from kbert.training.step_callback import StepCallback
 from kbert.training.training_checkpoint import TrainingCheckpoint
@@ -274,7 +275,7 @@ class FineTuner:
         """What a resumed run must share with the run that wrote the checkpoint."""
         return {
             "task": self.task.options(),
-            "preset": str(self.preset),
+            "preset": model_source(self.preset),
             "training_data": data_fingerprint,
             "label_names": label_names,
             "config": {

@@ -21,6 +21,7 @@ from kbert.training.optimization import precision_policy
 from kbert.training.random_seed import set_random_seed
 from kbert.training.run_state import CHECKPOINT_FILE
 from kbert.training.run_state import MODEL_FOLDER
+from kbert.training.run_state import model_source
 from kbert.training.run_state import start_state
 from kbert.training.step_callback import StepCallback
 from kbert.training.training_checkpoint import TrainingCheckpoint
@@ -257,7 +258,7 @@ class PretrainingLoop:
         """What a resumed run must share with the run that wrote the checkpoint."""
         return {
             "train_data": str(reader.folder.resolve()),
-            "init_from": None if init_from is None else str(init_from),
+            "init_from": None if init_from is None else model_source(init_from),
             "backbone_config": None
             if backbone_config is None
             else backbone_config.to_dict(),

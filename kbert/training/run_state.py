@@ -1,6 +1,8 @@
 """Where a training run starts: afresh in an empty folder, or where its checkpoint left it."""
 
 import logging
+import os
+import pathlib
 
 logger = logging.getLogger("kbert.training")
 
@@ -8,6 +10,9 @@ logger = logging.getLogger("kbert.training")
 # the training checkpoint.
 MODEL_FOLDER = "model"
 CHECKPOINT_FILE = "training_checkpoint.h5"
+
+# The keys of a run's identity that name the model it started from (see `model_source`).
+MODEL_SOURCE_KEYS = ("init_from", "preset")
 
 
 def start_state(checkpoint, output_dir, identity, fresh, resume):
@@ -31,6 +36,9 @@ def start_state(checkpoint, output_dir, identity, fresh, resume):
     if resume and checkpoint.exists():
         state = checkpoint.read_state()
         saved = {key: state.get(key) for key in identity}
+        for key in MODEL_SOURCE_KEYS:
+            if isinstance(saved.get(key), str):  # a checkpoint may predate absolute paths
+                saved[key] = model_source(saved[key])
         if saved != identity:
             raise ValueError(
                 f"Cannot resume from {str(checkpoint.path)!r}: the run was started with "
@@ -71,3 +79,18 @@ def describe_differences(saved, current):
         elif saved.get(key) != current[key]:
             parts.append(f"{key}: {saved.get(key)!r} then, {current[key]!r} now")
     return "; ".join(parts)
+
+
+def model_source(source):
+    """How a run's identity names the model it started from: a local folder by its
+    absolute path, so that `run/model` from one folder and `/work/run/model` from
+    another are the same model when the run resumes; a preset name or a URL as given.
+
+    >>> model_source("bert-base-uncased")
+    'bert-base-uncased'
+    """
+    if isinstance(source, (str, os.PathLike)):
+        path = pathlib.Path(source).expanduser()
+        if path.is_dir():
+            return str(path.resolve())
+    return str(source)
