@@ -17,8 +17,8 @@ class ThreadLogHandler(logging.Handler):
     One handler per logger is installed, the first time something captures it, and
     stays: captures come and go in a table the handler reads, never in the logger's
     list of handlers. (Python's logging walks that list without a lock, so a handler
-    another thread removes mid-walk makes the walk skip the next one: a run's
-    "Read 32 examples" line went missing from the app's log while a prediction ended.)
+    another thread removes mid-walk makes the walk skip the next one: a run's lines
+    would go missing from its log whenever a prediction in another tab ended.)
 
     Use `ThreadLogHandler.capture(deliver)` around the work.
     """

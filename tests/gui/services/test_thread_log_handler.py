@@ -56,8 +56,8 @@ def test_the_converter_sees_the_record():
 
 def test_no_line_is_lost_while_another_threads_capture_ends():
     """Python's logging walks a logger's handlers without a lock: a handler removed by
-    another thread during the walk made it skip the next one, and a training run's
-    "Read 32 examples" went missing from the app's log when a model load ended."""
+    another thread during the walk makes it skip the next one: a training run's lines
+    must not go missing from its log when a model load ends meanwhile."""
     logger = logging.getLogger(LOGGER)
     interval = sys.getswitchinterval()
     sys.setswitchinterval(1e-6)  # switch threads as often as possible
