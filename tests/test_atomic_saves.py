@@ -97,7 +97,10 @@ def run_worker(workdir, kills, seed):
     )
 
     rng = random.Random(seed)
-    steps = [window] + [rng.randint(1, len(calls)) for _ in range(kills // 2 - 1)]
+    # The window itself, a kill after the swap (the new version must then be found),
+    # and steps drawn from the whole save.
+    after_swap = rng.randint(window + 1, len(calls))
+    steps = [window, after_swap] + [rng.randint(1, len(calls)) for _ in range(kills // 2 - 2)]
     save("a", folder)
     current = "a"
     findings = []

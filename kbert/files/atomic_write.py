@@ -29,6 +29,8 @@ TEMPORARY_INFIX = ".tmp-"
 FREE_SPACE_MARGIN_BYTES = 2**20
 _DISK_FULL = (errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC))
 _OWNER = re.compile(r"(\d+)(?:-|$)")
+_NO_FOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _OWN_MESSAGES = ("No space left on the device while writing", "Not enough free space to write")
 
 
@@ -109,9 +111,10 @@ def atomic_path(path, expected_bytes=None):
     remove_stale_temporaries(path)
     if expected_bytes is not None:
         check_free_space(path.parent, expected_bytes, path)
-    temporary = path.with_name(f"{temporary_prefix(path)}{os.getpid()}-{secrets.token_hex(4)}")
+    temporary = _create_temporary(path)
     try:
         yield temporary
+        _refuse_link(temporary, path)
         fsync_file(temporary)
         os.replace(temporary, path)
         fsync_directory(path.parent)
@@ -122,10 +125,44 @@ def atomic_path(path, expected_bytes=None):
         raise
 
 
+def _create_temporary(path):
+    """A new empty file beside `path`, created by this call (`O_EXCL`, no link followed).
+
+    The writer then opens an existing regular file of its own, never whatever a link
+    planted under a guessed name points to.
+    """
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NO_FOLLOW | _CLOEXEC
+    while True:
+        temporary = path.with_name(
+            f"{temporary_prefix(path)}{os.getpid()}-{secrets.token_hex(4)}"
+        )
+        try:
+            os.close(os.open(temporary, flags, 0o644))
+        except FileExistsError:
+            continue
+        return temporary
+
+
+def _refuse_link(temporary, path):
+    """Raises unless `temporary` is still a plain file (not replaced by a link meanwhile)."""
+    if os.path.islink(temporary) or not os.path.isfile(temporary):
+        from kbert.files.file_refused_error import FileRefusedError
+
+        raise FileRefusedError(
+            path, f"its temporary {temporary.name!r} was replaced while written", "write"
+        )
+
+
+def open_for_writing(path):
+    """`path` opened for binary writing, truncated, without following a link at its name."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | _NO_FOLLOW | _CLOEXEC
+    return os.fdopen(os.open(path, flags, 0o644), "wb")
+
+
 def write_bytes_atomically(path, data):
     """Writes `data` to `path` through `atomic_path`."""
     with atomic_path(path, expected_bytes=len(data)) as temporary:
-        with open(temporary, "wb") as file:
+        with open_for_writing(temporary) as file:
             file.write(data)
 
 
@@ -173,9 +210,12 @@ def remove_stale_temporaries(path):
 
 
 def fsync_file(path):
-    """Flushes the file `path` to disk."""
-    with open(path, "rb") as file:
-        os.fsync(file.fileno())
+    """Flushes the file `path` to disk (a link at `path` is not followed: an error)."""
+    descriptor = os.open(path, os.O_RDONLY | _NO_FOLLOW | _CLOEXEC)
+    try:
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)
 
 
 def fsync_directory(folder):

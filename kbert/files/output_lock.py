@@ -13,6 +13,9 @@ try:
 except ImportError:  # Windows: outputs are not locked (see OutputLock).
     fcntl = None
 
+from kbert.files.linkless_open import open_folder
+from kbert.files.linkless_open import open_in_folder
+from kbert.files.linkless_open import same_file
 from kbert.files.output_locked_error import OutputLockedError
 from kbert.files.sibling_names import sibling_stem
 
@@ -44,7 +47,10 @@ class OutputLock:
     `OutputLockedError` naming the first's process id, instead of both "succeeding"
     with one result silently lost.
 
-    The lock is `fcntl.flock` on `.NAME.lock` in the folder's parent. The kernel drops
+    The lock is `fcntl.flock` on `.NAME.lock` in the folder's parent. The parent must
+    be a real folder, and the lock file is opened inside it without following links: a
+    lock file that is a link, a hard link to another file or anything but a regular
+    file is refused with `FileRefusedError`, never written through. The kernel drops
     it when its process dies, however it dies; the file itself is deleted on release
     (and a stale one, left by a killed writer, by `remove_stale`). The lock is
     re-entrant within the thread that holds it (a conversion holds it and then saves the
@@ -104,7 +110,8 @@ class OutputLock:
                 # Unlinked while still locked: a writer that opened the old file retries
                 # on the new one (see `_lock_file`).
                 with contextlib.suppress(OSError):
-                    os.unlink(self.lock_path)
+                    if same_file(hold.descriptor, None, self.lock_path):
+                        os.unlink(self.lock_path)
                 os.close(hold.descriptor)
 
     def remove_stale(self):
@@ -112,17 +119,23 @@ class OutputLock:
         if fcntl is None or str(self.lock_path) in _held:
             return
         try:
-            descriptor = os.open(self.lock_path, os.O_RDWR)
-        except OSError:
+            directory = open_folder(self.lock_path.parent)
+        except (OSError, ValueError):
+            return
+        try:
+            descriptor = open_in_folder(directory, self.lock_path.name, os.O_RDWR, self.lock_path)
+        except (OSError, ValueError):
+            os.close(directory)
             return
         try:
             fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            if _same_file(descriptor, self.lock_path):
-                os.unlink(self.lock_path)
+            if same_file(descriptor, directory, self.lock_path.name):
+                os.unlink(self.lock_path.name, dir_fd=directory)
         except OSError:
             pass
         finally:
             os.close(descriptor)
+            os.close(directory)
 
     def _lock_file(self):
         """An open, flock-ed descriptor of the lock file, or None where locks do not work."""
@@ -130,8 +143,16 @@ class OutputLock:
             _warn_unlocked("this platform has no fcntl")
             return None
         self.folder.parent.mkdir(parents=True, exist_ok=True)
+        directory = open_folder(self.folder.parent)
+        try:
+            return self._lock_in(directory)
+        finally:
+            os.close(directory)
+
+    def _lock_in(self, directory):
+        name = self.lock_path.name
         while True:
-            descriptor = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+            descriptor = self._open_lock_file(directory)
             try:
                 fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except OSError as error:
@@ -141,7 +162,7 @@ class OutputLock:
                     raise OutputLockedError(self.folder, holder) from None
                 _warn_unlocked(f"the file system does not support locks ({error.strerror})")
                 return None
-            if not _same_file(descriptor, self.lock_path):
+            if not same_file(descriptor, directory, name):
                 # The previous holder deleted the file between our open and our lock.
                 os.close(descriptor)
                 continue
@@ -149,14 +170,10 @@ class OutputLock:
             os.pwrite(descriptor, f"{os.getpid()}\n".encode("ascii"), 0)
             return descriptor
 
-
-def _same_file(descriptor, path):
-    try:
-        status = os.stat(path)
-    except OSError:
-        return False
-    opened = os.fstat(descriptor)
-    return (opened.st_dev, opened.st_ino) == (status.st_dev, status.st_ino)
+    def _open_lock_file(self, directory):
+        """The lock file opened (created if missing) in `directory`, no link followed."""
+        flags = os.O_RDWR | os.O_CREAT
+        return open_in_folder(directory, self.lock_path.name, flags, self.lock_path)
 
 
 def _recorded_pid(descriptor, attempts=20, pause_s=0.005):
