@@ -12,7 +12,6 @@ import logging
 import math
 import os
 import pathlib
-import shutil
 import socket
 import time
 
@@ -21,6 +20,7 @@ from kbert.files import OutputLockedError
 from kbert.files import write_json_atomically
 from kbert.files import write_text_atomically
 from kbert.files.atomic_folder import staged_folder
+from kbert.files.checked_copy import copy_folder_checked
 from kbert.finetuning.adapter_registry import make_adapter
 from kbert.finetuning.fine_tuner import FineTuner
 from kbert.finetuning.fine_tuning_config import FineTuningConfig
@@ -29,8 +29,13 @@ from kbert.finetuning.search_result import SEARCH_CANCELLED
 from kbert.finetuning.search_result import SEARCH_COMPLETED
 from kbert.finetuning.search_result import SEARCH_INCOMPLETE
 from kbert.finetuning.search_result import SearchResult
+from kbert.finetuning.search_journal import search_journal_backend
 from kbert.finetuning.search_result import table_csv
 from kbert.finetuning.search_space import SearchSpace
+from kbert.finetuning.search_trial_checks import checked_index
+from kbert.finetuning.search_trial_checks import checked_params
+from kbert.finetuning.search_trial_checks import checked_row
+from kbert.finetuning.search_trial_checks import relative_folder
 from kbert.optional_packages import require_extra
 from kbert.training.run_state import MODEL_FOLDER
 
@@ -134,6 +139,11 @@ class FineTuningSearch:
         return self.output_dir / TRIALS_FOLDER / f"trial-{index:03d}"
 
     @property
+    def journal(self):
+        """The Optuna journal file of the search."""
+        return self.output_dir / JOURNAL_FILE
+
+    @property
     def preset_path(self):
         return self.output_dir / MODEL_FOLDER
 
@@ -179,10 +189,7 @@ class FineTuningSearch:
         return json.loads(json.dumps(settings))
 
     def _study(self, optuna):
-        journal = optuna.storages.journal
-        storage = journal.JournalStorage(
-            journal.JournalFileBackend(str(self.output_dir / JOURNAL_FILE))
-        )
+        storage = optuna.storages.journal.JournalStorage(search_journal_backend(self.journal))
         with self._claim_lock(optuna):
             study = optuna.create_study(
                 study_name=STUDY_NAME, storage=storage, direction="maximize", load_if_exists=True
@@ -222,7 +229,7 @@ class FineTuningSearch:
         with self._claim_lock(optuna):
             finished, taken, unfinished = set(), set(), {}
             for trial in study.get_trials(deepcopy=False):
-                index = trial.user_attrs.get("trial_index")
+                index = checked_index(trial, self.total_trials, self.journal)
                 if trial.state == states.COMPLETE:
                     finished.add(index)
                 elif trial.state == states.WAITING:
@@ -233,7 +240,7 @@ class FineTuningSearch:
                     if trial.state == states.RUNNING:
                         logger.info("Trial %d was abandoned (its process ended).", index)
                         study.tell(trial.number, state=states.FAIL)
-                    unfinished.setdefault(index, trial.params)
+                    unfinished.setdefault(index, self._checked_params(trial.params, index))
             if self.grid_trials is not None:
                 unfinished = {i: self._params(i) for i in range(self.total_trials)}
             for index, params in sorted(unfinished.items()):
@@ -252,7 +259,7 @@ class FineTuningSearch:
                 trial.set_user_attr("trial_index", index)
             else:
                 return None
-            index = trial.user_attrs["trial_index"]
+            index = checked_index(trial, self.total_trials, self.journal)
             trial.set_user_attr("point", self.space.draw(trial))
             if self.grid_trials is not None:
                 trial.suggest_categorical("restart", list(range(self.restarts)))
@@ -269,6 +276,9 @@ class FineTuningSearch:
             return True
         lock.release()
         return False
+
+    def _checked_params(self, params, index):
+        return checked_params(params, self.space, self.grid_trials is not None, self.journal, index)
 
     def _params(self, index):
         point, restart = self.grid_trials[index]
@@ -315,7 +325,7 @@ class FineTuningSearch:
                 row["train_loss" if key == "loss" else key] = _plain(value)
         row["time_s"] = round(seconds, 3)
         row["process"] = f"{socket.gethostname()}:{os.getpid()}"
-        row["folder"] = os.path.relpath(self.trial_folder(index), self.output_dir)
+        row["folder"] = relative_folder(self.trial_folder(index), self.output_dir)
         return row
 
     # --- The end -------------------------------------------------------------------------
@@ -326,9 +336,15 @@ class FineTuningSearch:
             completed = study.get_trials(
                 deepcopy=False, states=(optuna.trial.TrialState.COMPLETE,)
             )
-            rows = {trial.user_attrs["trial_index"]: trial.user_attrs["row"] for trial in completed}
-            rows = [rows[index] for index in sorted(rows)]
             metric = self.task.metric
+            rows = {}
+            for trial in completed:
+                index = checked_index(trial, self.total_trials, self.journal)
+                rows[index] = checked_row(
+                    trial.user_attrs.get("row"), index, metric,
+                    relative_folder(self.trial_folder(index), self.output_dir), self.journal,
+                )
+            rows = [rows[index] for index in sorted(rows)]
             best = max(rows, key=lambda row: (row[metric], -row["trial"])) if rows else None
             done = len(rows) == self.total_trials
             if done:
@@ -347,9 +363,11 @@ class FineTuningSearch:
         )
 
     def _keep_best(self, best):
-        source = self.output_dir / best["folder"] / MODEL_FOLDER
+        # The trial's folder by its index (never a path the journal names), every file
+        # read through the bounded reader: a link in it leads nowhere outside.
+        folder = self.trial_folder(best["trial"])
         with staged_folder(self.preset_path) as staging:
-            shutil.copytree(source, staging, dirs_exist_ok=True)
+            copy_folder_checked(folder / MODEL_FOLDER, staging, folder)
         metric = self.task.metric
         logger.info(
             "Best trial: %d (%s %s), kept as %s.", best["trial"], metric, best[metric],

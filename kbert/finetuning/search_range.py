@@ -36,5 +36,13 @@ class SearchRange:
             return trial.suggest_int(name, self.low, self.high, log=self.log)
         return trial.suggest_float(name, self.low, self.high, log=self.log)
 
+    def contains(self, value):
+        """Whether `value` is a number of this range's type from `low` to `high`."""
+        kinds = (int,) if isinstance(self.low, int) else (int, float)
+        return (
+            isinstance(value, kinds) and not isinstance(value, bool)
+            and self.low <= value <= self.high
+        )
+
     def to_dict(self):
         return {"low": self.low, "high": self.high, "log": self.log}

@@ -2,7 +2,6 @@
 user writes them."""
 
 import itertools
-import json
 import pathlib
 
 from kbert.finetuning.fine_tuning_config import FineTuningConfig
@@ -110,10 +109,13 @@ class SearchSpace:
             path = pathlib.Path(text).expanduser()
             return cls(read_json(path, folder=path.parent))
         if text.startswith("{"):
+            from kbert.files import parse_json
+
             try:
-                return cls(json.loads(text))
-            except json.JSONDecodeError as error:
+                grid = parse_json(text.encode("utf-8", "surrogatepass"), "--search")
+            except ValueError as error:
                 raise ValueError(f"The search grid is not valid JSON: {error}") from None
+            return cls(grid)
         grid = {}
         for item in filter(None, (part.strip() for part in text.split(";"))):
             name, equals, values = item.partition("=")
@@ -144,6 +146,22 @@ class SearchSpace:
             else trial.suggest_categorical(name, self.grid[name])
             for name in self.names
         }
+
+    def contains(self, point, partial=False):
+        """Whether `point` (a dict of settings, e.g. read back from a journal) is one of
+        this space's: the same names (some of them if `partial`), each value on the grid
+        or inside its range."""
+        if not isinstance(point, dict):
+            return False
+        if not (set(point) <= set(self.names) if partial else set(point) == set(self.names)):
+            return False
+        for name, value in point.items():
+            if name in self.ranges:
+                if not self.ranges[name].contains(value):
+                    return False
+            elif not any(_same_value(value, item) for item in self.grid[name]):
+                return False
+        return True
 
     def to_dict(self):
         return {
@@ -201,3 +219,10 @@ def _converted(name, value):
         raise ValueError(
             f"`{name}` takes {kind.__name__} values in a search grid. Received: {value!r}"
         ) from None
+
+
+def _same_value(value, item):
+    return type(value) is type(item) and value == item or (
+        isinstance(item, float) and isinstance(value, int) and not isinstance(value, bool)
+        and float(value) == item
+    )
