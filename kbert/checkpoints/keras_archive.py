@@ -38,6 +38,7 @@ import zipfile
 from kbert.architecture.bert_config import BertConfig
 from kbert.checkpoints.weights_file import check_weights_file
 from kbert.files.atomic_write import check_free_space
+from kbert.files.atomic_write import raise_if_disk_full
 from kbert.files.bounded_reader import open_checked
 from kbert.files.bounded_reader import read_json
 from kbert.files.load_budget import check_load_budget
@@ -56,6 +57,11 @@ MAX_MEMBER_RATIO = 20
 MEMBER_RATIO_MARGIN_BYTES = 1 << 20
 _COMPRESSIONS = {zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED}
 _CHUNK_BYTES = 1 << 20
+# A member's local header and central directory entry (about 100 bytes besides its name
+# and extra fields), and what an archive may hold besides its members (its comment, a
+# few alignment bytes).
+_HEADER_BYTES = 128
+PADDING_ALLOWANCE_BYTES = 1 << 20
 # How Keras serializes a lambda: its bytecode, which safe mode refuses and so does kbert.
 _LAMBDA_CLASS = "__lambda__"
 # Keys of a backbone's Keras config that are not `BertConfig` fields.
@@ -69,19 +75,43 @@ def is_keras_archive(path):
 
 
 def archive_key(path):
-    """The first 16 hex digits of the sha256 of the archive's bytes (its cache key).
+    """The first 16 hex digits of the sha256 of the archive's bytes (its cache key)."""
+    return archive_digest(path)[:16]
 
-    The members are listed and checked first (`check_members`): a bomb or a sparse
-    archive is refused before its bytes are hashed.
+
+def archive_digest(path):
+    """The sha256 of the archive's bytes, in hex.
+
+    The members are listed and checked first (`check_members`), and the archive may hold
+    little besides them: a bomb, a sparse archive or one padded with gigabytes that
+    belong to no member is refused before its bytes are hashed.
     """
     digest = hashlib.sha256()
     with open_checked(path) as handle:
         with _open_archive(path, handle) as archive:
             check_members(path, archive, handle)
+            _check_padding(path, archive, handle)
         handle.seek(0)
         for chunk in iter(lambda: handle.read(_CHUNK_BYTES), b""):
             digest.update(chunk)
-    return digest.hexdigest()[:16]
+    return digest.hexdigest()
+
+
+def _check_padding(path, archive, handle):
+    """Refuses an archive much larger than its members (padding a hash would read)."""
+    size = os.fstat(handle.fileno()).st_size
+    members = archive.infolist()
+    expected = sum(
+        member.compress_size + _HEADER_BYTES + 2 * len(member.filename.encode("utf-8"))
+        + len(member.extra) + len(member.comment)
+        for member in members
+    )
+    if size > expected + PADDING_ALLOWANCE_BYTES:
+        _refuse(
+            path,
+            f"it is {size} bytes long but its members take about {expected}: the rest "
+            "belongs to no member",
+        )
 
 
 def _open_archive(path, handle):
@@ -159,7 +189,8 @@ def check_members(path, archive, handle):
 
 def _extract(path, archive, members, folder):
     """Writes `members` under `folder`, each at most the size it declared."""
-    check_free_space(folder, sum(member.file_size for member in members), path)
+    needed = sum(member.file_size for member in members)
+    check_free_space(folder, needed, f"{folder} (the members of {path})")
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
     for member in members:
         target = pathlib.Path(folder, *member.filename.split("/"))
@@ -176,6 +207,8 @@ def _extract(path, archive, members, folder):
         except (zipfile.BadZipFile, EOFError, OSError) as error:
             if isinstance(error, FileExistsError):
                 _refuse(path, f"member {member.filename!r} is listed twice")
+            # A full disk is the scratch folder's, not a fault of the archive.
+            raise_if_disk_full(error, target)
             _refuse(path, f"member {member.filename!r} cannot be read ({error})")
 
 

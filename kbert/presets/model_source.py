@@ -22,8 +22,6 @@ names the forms; `kbert convert --help` lists them (`ACCEPTED_FORMS`) with every
 """
 
 import difflib
-import hashlib
-import json
 import logging
 import os
 import pathlib
@@ -44,12 +42,6 @@ CONVERTED_FOLDER = "converted"
 # `downloads/<folder>/...`.
 HUGGINGFACE_FOLDER = "hf"
 KAGGLE_FOLDER = "kaggle"
-# `<cache>/converted/index.json` remembers the content hash of each converted folder by
-# its files' sizes and modification times, so an unchanged folder is not hashed again.
-_INDEX_FILE = "index.json"
-_HASH_CHUNK_BYTES = 1 << 20
-# More files than this is not a checkpoint folder (a home folder dropped by mistake).
-_MAX_CHECKPOINT_FILES = 1000
 _HUGGINGFACE_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
 _KAGGLE_HANDLE = re.compile(r"^[\w.-]+/[\w.-]+/[\w.-]+/[\w.-]+(?:/\d+)?$")
 
@@ -172,7 +164,10 @@ def _local_folder(path, cache_dir):
             "Hugging Face, Google or keras-hub checkpoint (`kbert convert --help` lists "
             f"the files of each). The folder holds: {folder_contents(path)}."
         ) from None
-    converted = _cache(cache_dir) / CONVERTED_FOLDER / _content_key(path, cache_dir)
+    from kbert.presets.converted_folder_keys import content_key
+
+    converted_folder = _cache(cache_dir) / CONVERTED_FOLDER
+    converted = converted_folder / content_key(path, converted_folder)
     recover_interrupted_save(converted)
     if is_kbert_preset(converted):
         return converted
@@ -187,17 +182,24 @@ def _local_folder(path, cache_dir):
 
 
 def _keras_archive(path, cache_dir):
+    from kbert.checkpoints.cache_entry import fill_cache_entry
     from kbert.checkpoints.kbert_preset import write_preset
-    from kbert.checkpoints.keras_archive import archive_key
+    from kbert.checkpoints.keras_archive import archive_digest
     from kbert.checkpoints.keras_archive import read_keras_archive
 
-    converted = _cache(cache_dir) / CONVERTED_FOLDER / f"keras-{archive_key(path)}"
-    recover_interrupted_save(converted)
-    if is_kbert_preset(converted):
-        return converted
-    logger.info("Converting the .keras file %s once into %s.", path, converted)
-    write_preset(read_keras_archive(path), converted, metadata={"source": str(path)})
-    return converted
+    digest = archive_digest(path)
+    converted = _cache(cache_dir) / CONVERTED_FOLDER / f"keras-{digest[:16]}"
+
+    def write(folder):
+        logger.info("Converting the .keras file %s once into %s.", path, folder)
+        # Keras writes no checksum of an archive's weights, so a re-zipped archive with
+        # other weights cannot be told from its original here: the preset records the
+        # archive's own digest, to compare with one its publisher gives.
+        metadata = {"source": str(path), "source_sha256": digest}
+        write_preset(read_keras_archive(path), folder, metadata=metadata)
+
+    # Several processes opening the same archive at once: one converts, the others wait.
+    return fill_cache_entry(converted, write)
 
 
 def _convert(original, preset):
@@ -285,78 +287,6 @@ def _cache(cache_dir):
     from kbert.checkpoints.named_checkpoints import cache_root
 
     return cache_root(cache_dir)
-
-
-# --- Content keys of converted folders ------------------------------------------------
-
-
-def _checkpoint_files(folder):
-    files = []
-    for path in sorted(folder.rglob("*")):
-        relative = path.relative_to(folder)
-        if any(part.startswith(".") for part in relative.parts):
-            continue  # hidden files (.git, editor swap files) are not the checkpoint
-        if path.is_file() or path.is_symlink():
-            files.append(path)
-            if len(files) > _MAX_CHECKPOINT_FILES:
-                raise ValueError(
-                    f"{str(folder)!r} holds more than {_MAX_CHECKPOINT_FILES} files; a "
-                    "checkpoint folder holds a few. Point at the checkpoint's own folder."
-                )
-    return files
-
-
-def _content_key(folder, cache_dir):
-    """The first 16 hex digits of a sha256 over the folder's file names and contents."""
-    files = _checkpoint_files(folder)
-    signature = [
-        [str(path.relative_to(folder)), path.lstat().st_size, path.lstat().st_mtime_ns]
-        for path in files
-    ]
-    index_path = _cache(cache_dir) / CONVERTED_FOLDER / _INDEX_FILE
-    index = _read_index(index_path)
-    remembered = index.get(str(folder.resolve()))
-    if isinstance(remembered, dict) and remembered.get("signature") == signature:
-        return str(remembered["key"])
-    from kbert.files import check_load_budget
-    from kbert.files import check_stored_bytes
-    from kbert.files import open_checked
-
-    # Read as every file of a model folder is: regular files inside it, no sparse or
-    # over-budget files (refused here before a byte is hashed).
-    check_load_budget(folder, sum(size for _, size, _ in signature), "its files")
-    digest = hashlib.sha256()
-    for path in files:
-        digest.update(str(path.relative_to(folder)).encode("utf-8") + b"\0")
-        file_digest = hashlib.sha256()
-        with open_checked(path, folder=folder) as handle:
-            check_stored_bytes(path, path.stat().st_size, what="its size")
-            for chunk in iter(lambda: handle.read(_HASH_CHUNK_BYTES), b""):
-                file_digest.update(chunk)
-        digest.update(file_digest.digest())
-    key = digest.hexdigest()[:16]
-    index[str(folder.resolve())] = {"signature": signature, "key": key}
-    _write_index(index_path, index)
-    return key
-
-
-def _read_index(path):
-    try:
-        index = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return index if isinstance(index, dict) else {}
-
-
-def _write_index(path, index):
-    # Best effort: without the index, the next load hashes the folder again.
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        staging = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-        staging.write_text(json.dumps(index, indent=1), encoding="utf-8")
-        os.replace(staging, path)
-    except OSError as error:
-        logger.debug("Could not update %s: %s", path, error)
 
 
 # --- Errors -----------------------------------------------------------------------------
