@@ -1,15 +1,17 @@
-"""Every kbert Keras class known to Keras' registry by name, before its module is imported.
+"""Every kbert Keras class known to Keras by its registered name, before its module is imported.
 
 `keras.saving.load_model("x.keras")` finds a class by its registered name
-("kbert>BertMaskedLM") in Keras' dictionary of custom objects, which a class joins when
-its module runs `keras.saving.register_keras_serializable`. kbert's modules load lazily,
-so after a bare `import kbert` that dictionary would hold none of them.
+("kbert>BertMaskedLM") among Keras' custom objects, which a class joins when its module
+runs `keras.saving.register_keras_serializable`. kbert's modules load lazily, so after a
+bare `import kbert` none of them would be registered.
 
-`install_keras_registry` (run by `import kbert`) makes the dictionary complete without
-importing Keras or a backend: once Keras' registry module is imported (now, or whenever
-Keras first loads), its dictionary is wrapped so that a lookup of a name in
-`KERAS_CLASSES` imports the kbert module that registers it. Nothing else changes: every
-other name is looked up as before, and a class registers itself as it always did.
+`install_keras_registry` (run by `import kbert`) closes the gap through public doors
+only, without importing Keras itself: once Keras is loaded (now, or whenever it first
+loads: a finder for the top-level `keras` module on Python's `sys.meta_path` hears of
+it), every class of `KERAS_CLASSES` not registered yet is registered under its name
+(`keras.saving.register_keras_serializable`) as a stand-in whose `from_config` imports
+the class's module and builds the real class. The module's own registration then
+replaces the stand-in, so saving and every later load see the real class.
 """
 
 import importlib
@@ -20,7 +22,7 @@ import sys
 from kbert.lazy_imports import names_by_module
 
 KBERT_PACKAGE = "kbert"
-REGISTRY_MODULE = "keras.src.saving.object_registration"
+KERAS_MODULE = "keras"
 
 # Every class kbert registers (`register_keras_serializable(package="kbert")`) -> its
 # module. tests/test_keras_registry.py checks the table against the source.
@@ -56,35 +58,41 @@ def module_of(registered_name):
     return KERAS_CLASSES.get(class_name) if package == KBERT_PACKAGE else None
 
 
-class _KbertObjects(dict):
-    """Keras' custom-object dictionary, importing a kbert class's module when asked for it."""
+def _stand_in(class_name, module_name):
+    """A registrable class that builds `module_name.class_name` from a config."""
 
-    def _register(self, name):
-        module = module_of(name)
-        if module is not None and not dict.__contains__(self, name):
-            # A module being imported is in sys.modules already: no recursion.
-            importlib.import_module(module)
+    def from_config(cls, config):
+        real = getattr(importlib.import_module(module_name), class_name)
+        return real.from_config(config)
 
-    def __contains__(self, name):
-        self._register(name)
-        return dict.__contains__(self, name)
+    def get_config(self):
+        raise TypeError(f"{class_name} is built from its config by {module_name}.")
 
-    def __getitem__(self, name):
-        self._register(name)
-        return dict.__getitem__(self, name)
-
-    def get(self, name, default=None):
-        self._register(name)
-        return dict.get(self, name, default)
-
-
-def _wrap_registry(module):
-    if not isinstance(module.GLOBAL_CUSTOM_OBJECTS, _KbertObjects):
-        module.GLOBAL_CUSTOM_OBJECTS = _KbertObjects(module.GLOBAL_CUSTOM_OBJECTS)
+    return type(
+        class_name,
+        (),
+        {
+            "__doc__": f"Stands in for {module_name}.{class_name} until that module loads.",
+            "__module__": __name__,
+            "from_config": classmethod(from_config),
+            "get_config": get_config,
+        },
+    )
 
 
-class _WrappingLoader(importlib.abc.Loader):
-    """Runs Keras' registry module with its own loader, then wraps its dictionary."""
+def register_stand_ins():
+    """Registers a stand-in for every kbert class Keras does not know yet (Keras loaded)."""
+    import keras
+
+    known = keras.saving.get_custom_objects()
+    for class_name, module_name in KERAS_CLASSES.items():
+        if f"{KBERT_PACKAGE}>{class_name}" not in known:
+            register = keras.saving.register_keras_serializable(KBERT_PACKAGE, class_name)
+            register(_stand_in(class_name, module_name))
+
+
+class _AfterKerasLoader(importlib.abc.Loader):
+    """Runs Keras' top-level module with its own loader, then registers the stand-ins."""
 
     def __init__(self, loader):
         self._loader = loader
@@ -94,24 +102,24 @@ class _WrappingLoader(importlib.abc.Loader):
 
     def exec_module(self, module):
         self._loader.exec_module(module)
-        _wrap_registry(module)
+        register_stand_ins()
 
 
-class _RegistryFinder(importlib.abc.MetaPathFinder):
-    """Finds Keras' registry module as usual, with `_WrappingLoader` as its loader."""
+class _KerasFinder(importlib.abc.MetaPathFinder):
+    """Finds the `keras` package as usual, with `_AfterKerasLoader` as its loader."""
 
     def find_spec(self, fullname, path, target=None):
-        if fullname != REGISTRY_MODULE:
+        if fullname != KERAS_MODULE:
             return None
         spec = importlib.machinery.PathFinder.find_spec(fullname, path)
         if spec is not None and spec.loader is not None:
-            spec.loader = _WrappingLoader(spec.loader)
+            spec.loader = _AfterKerasLoader(spec.loader)
         return spec
 
 
 def install_keras_registry():
     """Makes every class of `KERAS_CLASSES` findable by Keras (imports no Keras itself)."""
-    if REGISTRY_MODULE in sys.modules:
-        _wrap_registry(sys.modules[REGISTRY_MODULE])
-    elif not any(isinstance(finder, _RegistryFinder) for finder in sys.meta_path):
-        sys.meta_path.insert(0, _RegistryFinder())
+    if KERAS_MODULE in sys.modules:
+        register_stand_ins()
+    elif not any(isinstance(finder, _KerasFinder) for finder in sys.meta_path):
+        sys.meta_path.insert(0, _KerasFinder())
