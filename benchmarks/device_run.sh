@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The GPU benchmark on the device machine (an H200), as one command:
+# The GPU benchmark on a machine with an NVIDIA GPU and no package index, as one command:
 #     bash benchmarks/device_run.sh              (device tool: carry [".whl"])
 # It installs the wheels carried in .whl/ where Keras or keras-hub is missing (fetch
 # them here first: bash benchmarks/fetch_device_wheels.sh), puts this checkout on

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Downloads into .whl/ (git-ignored) the wheels benchmarks/device_run.sh installs on the
-# device machine, which has no package registry and lacks keras, keras-hub, namex and
+# Downloads into .whl/ (git-ignored) the wheels benchmarks/device_run.sh installs on a
+# GPU machine that has no package index and lacks keras, keras-hub, namex and
 # optree (its other packages, numpy, h5py, rich, absl-py, ml-dtypes, regex, tokenizers,
 # sentencepiece, are there). The versions are this environment's; the wheels are built
 # for that machine's CPython 3.12 on x86-64. keras-hub's optional kagglehub and

@@ -8,7 +8,7 @@ files are faked: sparse files (apparent gigabytes, kilobytes on disk) and compre
 entries. The file checks do not depend on the backend, so the worker runs on Keras'
 NumPy backend, which keeps its baseline memory low.
 
-Cases cover the audit of issue 14: (1) files that are not regular or too large before
+Cases cover five kinds of hostile file: (1) files that are not regular or too large before
 format detection, (2) config sizes beyond the weights, (3) declared sizes beyond storage,
 (4) links out of the folder, (5) malformed content that used to raise tracebacks.
 """

@@ -24,6 +24,7 @@ def model(tmp_path_factory):
 
 
 def _same(result, reference):
+    assert reference.answers, "the reference has no answer: nothing would be compared"
     assert result.question == reference.question and result.context == reference.context
     assert [(a.text, a.start, a.end) for a in result.answers] == [
         (a.text, a.start, a.end) for a in reference.answers
@@ -44,14 +45,14 @@ def one_by_one(model):
 
 def test_a_list_of_questions_equals_one_call_per_question(model, one_by_one):
     results = model.answer(QUESTIONS, CONTEXTS, top_k=3)
-    assert isinstance(results, list) and len(results) == len(QUESTIONS)
-    for result, reference in zip(results, one_by_one):
+    assert isinstance(results, list) and len(results) == len(QUESTIONS) == len(one_by_one)
+    for result, reference in zip(results, one_by_one, strict=True):
         _same(result, reference)
 
 
 def test_one_context_serves_every_question(model):
     results = model.answer(QUESTIONS, CONTEXTS[2])
-    for question, result in zip(QUESTIONS, results):
+    for question, result in zip(QUESTIONS, results, strict=True):
         _same(result, model.answer(question, CONTEXTS[2]))
 
 
@@ -63,7 +64,7 @@ def test_tables_give_the_same_answers(model, one_by_one):
     frame = pandas.DataFrame(records)
     dataset = datasets.Dataset.from_list(records)
     for table in (records, frame, dataset):
-        for result, reference in zip(model.answer(table, top_k=3), one_by_one):
+        for result, reference in zip(model.answer(table, top_k=3), one_by_one, strict=True):
             _same(result, reference)
 
 

@@ -24,7 +24,7 @@ from kbert.presets import resolve_preset
 from checkpoint_helpers import write_huggingface_folder
 
 _RESOLVER = """
-import sys, time, pathlib
+import sys, time
 import kbert.checkpoints.convert
 
 conversion = sys.modules["kbert.checkpoints.convert"]
@@ -37,10 +37,9 @@ def slow_convert(*args, **kwargs):
     return original(*args, **kwargs)
 
 conversion.convert = slow_convert
-go = pathlib.Path(sys.argv[2])
-while not go.exists():
-    time.sleep(0.01)
 from kbert.presets import resolve_preset
+print("ready", flush=True)
+sys.stdin.readline()  # both start resolving at once
 print("resolved", resolve_preset(sys.argv[1]), flush=True)
 """
 
@@ -66,10 +65,10 @@ def test_two_processes_resolving_one_uncached_folder_both_succeed_with_one_conve
 ):
     if keras.backend.backend() != PROCESS_PASS_BACKEND:
         pytest.skip("runs its own processes whatever the test's backend; one pass runs it")
-    go = tmp_path / "go"
     processes = [
         subprocess.Popen(
-            [sys.executable, "-c", _RESOLVER, str(huggingface_folder), str(go)],
+            [sys.executable, "-c", _RESOLVER, str(huggingface_folder)],
+            stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
@@ -77,8 +76,11 @@ def test_two_processes_resolving_one_uncached_folder_both_succeed_with_one_conve
         )
         for _ in range(2)
     ]
-    time.sleep(2)  # both past their imports, polling for `go`
-    go.touch()
+    for process in processes:  # each past its imports
+        assert process.stdout.readline().strip() == "ready", process.stderr.read()[-2000:]
+    for process in processes:
+        process.stdin.write("go\n")
+        process.stdin.flush()
     outcomes = [(process.wait(timeout=300), *process.communicate()) for process in processes]
     assert [code for code, _, _ in outcomes] == [0, 0], outcomes
     stdouts = [stdout for _, stdout, _ in outcomes]
@@ -94,17 +96,18 @@ def test_a_reader_waits_for_the_writer_and_uses_its_entry(tmp_path, huggingface_
     entry = resolve_preset(huggingface_folder, cache_dir=cache)
     written = entry.parent / "written"
     conversions = []
-    released = threading.Event()
+    holding, released = threading.Event(), threading.Event()
 
     def writer():
         with OutputLock(written):
-            time.sleep(1.5)
+            holding.set()
+            time.sleep(1.5)  # longer than the reader's notice delay
             os.rename(entry, written)  # what a finished conversion leaves
         released.set()
 
     thread = threading.Thread(target=writer)
     thread.start()
-    time.sleep(0.2)
+    assert holding.wait(30)
     result = cache_entry.fill_cache_entry(written, lambda folder: conversions.append(folder))
     thread.join()
     assert released.is_set() and result == written

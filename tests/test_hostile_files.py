@@ -3,7 +3,7 @@
 (The `.keras` file with a Lambda layer is covered by tests/test_models.py:
 `keras.saving.load_model` in safe mode refuses it.)
 
-The suite of issue 14's audit (tests/hostile_file_cases.py) runs in one worker process,
+The hostile-file suite (tests/hostile_file_cases.py) runs in one worker process,
 so that its peak memory is that of the hostile cases alone: each case must be refused
 with a ValueError or OSError naming the file, within a 10-second alarm, without opening
 the sentinel files kept outside the folders, and the whole worker must stay under 1 GB.

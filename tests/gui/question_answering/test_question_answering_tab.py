@@ -263,6 +263,7 @@ def test_shading_start_and_end_probabilities(qtbot, open_tab, presets):
     assert tab.passage_view.answer_selection() is not None
 
 
+@pytest.mark.timing  # a bound on the window's heartbeat: run alone, not beside other passes
 def test_a_long_passage_with_shading_stays_responsive_and_shows_each_answer(
     qtbot, open_tab, presets, monkeypatch
 ):
