@@ -172,16 +172,17 @@ def _check_one_array(backbone, tokenizer, texts):
 def _write(path, texts, results, pooled):
     import numpy as np
 
-    from kbert.pretraining.shard_writer import write_atomically
+    from kbert.files.atomic_write import write_bytes_atomically
+    from kbert.files.atomic_write import write_stream_atomically
 
     if path.suffix == ".npy":
         vectors = results if pooled else [result.vectors for result in results]
         array = np.stack(vectors).astype(np.float32, copy=False)
-        write_atomically(path, lambda file: np.save(file, array, allow_pickle=False))
+        write_stream_atomically(path, lambda file: np.save(file, array, allow_pickle=False))
         return array.shape
     records = _records(texts, results, pooled)
     lines = "".join(json.dumps(record, ensure_ascii=False) + "\n" for record in records)
-    write_atomically(path, lines.encode("utf-8"))
+    write_bytes_atomically(path, lines.encode("utf-8"))
     return None
 
 

@@ -161,9 +161,19 @@ def open_for_writing(path):
 
 def write_bytes_atomically(path, data):
     """Writes `data` to `path` through `atomic_path`."""
-    with atomic_path(path, expected_bytes=len(data)) as temporary:
+    write_stream_atomically(path, lambda file: file.write(data), expected_bytes=len(data))
+
+
+def write_stream_atomically(path, write, expected_bytes=None):
+    """Writes `path` through `atomic_path` with `write(file)`, given the open binary file.
+
+    Example:
+
+    >>> write_stream_atomically("shard-00000.npz", lambda file: np.savez(file, **arrays))
+    """
+    with atomic_path(path, expected_bytes=expected_bytes) as temporary:
         with open_for_writing(temporary) as file:
-            file.write(data)
+            write(file)
 
 
 def write_text_atomically(path, text):

@@ -3,13 +3,13 @@
 import hashlib
 import json
 import logging
-import os
 import pathlib
-import tempfile
 
 import numpy as np
 
 from kbert.argument_checks import check_integer
+from kbert.files.atomic_write import write_json_atomically
+from kbert.files.atomic_write import write_stream_atomically
 
 logger = logging.getLogger("kbert.pretraining")
 
@@ -114,10 +114,7 @@ class ShardWriter:
             "shards": self.shards,
             **self.metadata,
         }
-        write_atomically(
-            self.folder / MANIFEST_FILE,
-            (json.dumps(manifest, indent=2, sort_keys=True) + "\n").encode("utf-8"),
-        )
+        write_json_atomically(self.folder / MANIFEST_FILE, manifest)
         self._closed = True
         logger.info(
             "Wrote %d instances in %d shard(s) to %s",
@@ -150,35 +147,9 @@ class ShardWriter:
         self._pending = [rest] if self._pending_count else []
 
         name = SHARD_PATTERN.format(len(self.shards))
-        write_atomically(self.folder / name, lambda file: np.savez(file, **shard))
+        write_stream_atomically(self.folder / name, lambda file: np.savez(file, **shard))
         self.shards.append({"file": name, "num_instances": int(count)})
         self.num_instances += int(count)
-
-
-def write_atomically(path, content):
-    """Writes `path` under a temporary name beside it, flushes it, then renames it.
-
-    Args:
-        path: the destination.
-        content: bytes, or a callable that writes into the open binary file.
-    """
-    path = pathlib.Path(path)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "wb") as file:
-            if callable(content):
-                content(file)
-            else:
-                file.write(content)
-            file.flush()
-            os.fsync(file.fileno())
-        # mkstemp makes the file private (0600); data sets are shared like other files.
-        os.chmod(temporary, 0o644)
-        os.replace(temporary, path)
-    except BaseException:
-        if os.path.exists(temporary):
-            os.remove(temporary)
-        raise
 
 
 def vocabulary_fingerprint(tokenizer):
