@@ -45,8 +45,10 @@ _COMMAND_MODULES = (
     "evaluate_pretraining",
     "convert",
     "export",
-    "gui",
 )
+# Packages above kbert add subcommands through this entry-point group (the app adds
+# `kbert gui`): `add_parser(subparsers)` as the modules above, read from package metadata.
+COMMAND_ENTRY_POINTS = "kbert.commands"
 
 
 # Keras' backend when KERAS_BACKEND is unset: JAX starts fastest (importing TensorFlow
@@ -88,7 +90,21 @@ def build_parser():
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name in _COMMAND_MODULES:
         importlib.import_module(f"kbert.commands.{name}").add_parser(subparsers)
+    _add_installed_commands(subparsers)
     return parser
+
+
+def _add_installed_commands(subparsers):
+    """The subcommands that installed packages declare in `COMMAND_ENTRY_POINTS`."""
+    from importlib.metadata import entry_points
+
+    for entry in sorted(entry_points(group=COMMAND_ENTRY_POINTS), key=lambda entry: entry.name):
+        try:
+            add_parser = entry.load()
+        except ImportError as error:  # a plugin whose own packages are missing
+            logger.debug("Skipping the subcommand %r: %s", entry.name, error)
+            continue
+        add_parser(subparsers)
 
 
 def _configure_logging():

@@ -118,6 +118,72 @@ def find_cycle(graph):
     return None
 
 
+# kbert's packages from the top down (modules right under kbert/ are their own nodes).
+# An import may point down the table or stay within its row, never up; the app
+# (kbert_gui) sits above all of it, and tests/gui/test_gui_architecture.py orders its parts.
+LAYERS = (
+    ("cli",),
+    ("commands",),
+    ("finetuning", "pretraining"),
+    ("models",),
+    # The task models compile with kbert's optimizer and losses, and answer with its
+    # inference verbs.
+    ("training", "inference"),
+    ("layers", "preprocessing"),
+    ("tokenizer", "data", "metrics"),
+    ("presets",),
+    ("checkpoints",),
+    ("architecture",),
+    ("__init__", "keras_registry"),
+    ("files", "argument_checks", "platform_support", "lazy_imports", "optional_packages"),
+)
+
+
+def _level(node):
+    return next(index for index, row in enumerate(LAYERS) if node in row)
+
+
+def upward_imports(graph):
+    """The edges of a package graph that point up `LAYERS`, as readable lines."""
+    return [
+        f"{source} -> {target} ({', '.join(sorted(set(files))[:3])})"
+        for source, targets in graph.items()
+        for target, files in targets.items()
+        if _level(target) < _level(source)
+    ]
+
+
+def test_the_layer_table_names_every_package_once():
+    nodes = [node for row in LAYERS for node in row]
+    assert len(nodes) == len(set(nodes))
+    packages = {
+        path.parent.name if path.parent != PACKAGE else path.stem
+        for path in PACKAGE.rglob("*.py")
+        if PACKAGE in (path.parent, path.parent.parent)
+    }
+    assert packages == set(nodes)
+
+
+def test_every_import_points_down_the_layers():
+    upward = upward_imports(import_graph())
+    assert upward == [], "imports that point up the layers:\n  " + "\n  ".join(upward)
+
+
+def test_the_layer_check_finds_an_upward_import():
+    graph = {"files": {"models": ["kbert/files/x.py"]}, "models": {"files": ["kbert/models/y.py"]}}
+    assert upward_imports(graph) == ["files -> models (kbert/files/x.py)"]
+
+
+def test_kbert_never_imports_the_app():
+    """The app adds `kbert gui` through an entry point; kbert names it nowhere in code."""
+    importers = sorted(
+        str(path.relative_to(ROOT))
+        for path in PACKAGE.rglob("*.py")
+        if any(module.split(".")[0] == "kbert_gui" for module in _imported_modules(path))
+    )
+    assert importers == []
+
+
 def test_the_cycle_finder_finds_cycles():
     assert find_cycle({"a": {"b": []}, "b": {"c": []}, "c": {"a": []}}) == ["a", "b", "c", "a"]
     assert find_cycle({"a": {"b": []}, "b": {"c": []}}) is None

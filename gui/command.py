@@ -1,4 +1,9 @@
-"""`kbert gui`: the desktop app (the same as the `kbert-gui` command)."""
+"""`kbert gui`: the desktop app as a subcommand of `kbert` (the same as `kbert-gui`).
+
+The app adds it to the command line from above: its package metadata names
+`add_parser` in the `kbert.commands` entry-point group, which `kbert.cli` reads, so
+kbert itself never imports the app.
+"""
 
 
 def add_parser(subparsers):
@@ -13,8 +18,8 @@ def add_parser(subparsers):
         ),
         epilog="example: kbert gui --model runs/sst/model",
     )
-    # The app's own options, declared once in the app; `kbert_gui.app` is imported only
-    # to read them (neither PySide6 nor Keras loads).
+    # The app's own options, declared once in the app; `kbert_gui.app` loads neither
+    # PySide6 nor Keras.
     from kbert_gui.app import add_arguments
 
     add_arguments(parser)
