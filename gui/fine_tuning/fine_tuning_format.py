@@ -4,6 +4,8 @@ Pure functions of kbert's results and the job's progress values, no Qt, so that 
 line the tab shows can be checked on its own.
 """
 
+import html
+
 from kbert_gui.fine_tuning.eta_estimator import format_duration
 from kbert_gui.fine_tuning.table_problems import MAX_PROBLEMS
 from kbert_gui.widgets.probability_text import probability_text
@@ -28,6 +30,21 @@ CLOSE_QUESTION = (
     "curves and log.",
 )
 _HEADINGS = {"completed": "Completed", "stopped_early": "Stopped early"}
+
+
+def switch_model_question(source, current):
+    """What "Use its setup" asks before it makes the run's model `source` the app's
+    (`current` is the app's now): title, text. Rich text with the names escaped, so a
+    name that looks like markup shows as written: it comes from a run folder, which
+    may come from anyone."""
+    return (
+        "Switch to the run's model?",
+        f"<p>This run started from the model <b>{html.escape(str(source))}</b>; the app "
+        f"works with <b>{html.escape(str(current))}</b>.</p>"
+        "<p>Switch the app to the run's model? Only do so for a model you trust: a name "
+        "such as hf://… is downloaded from the web. No keeps the current model and takes "
+        "the rest of the run's setup.</p>",
+    )
 
 
 def describe_prediction(result):

@@ -21,6 +21,7 @@ from kbert.training.progress_events import TrainingStarted
 from kbert.training.run_state import CHECKPOINT_FILE
 from kbert_gui.fine_tuning.fine_tuning_format import CLOSE_QUESTION
 from kbert_gui.fine_tuning.fine_tuning_format import STOP_QUESTION
+from kbert_gui.fine_tuning.fine_tuning_format import switch_model_question
 from kbert_gui.fine_tuning.fine_tuning_job import FineTuningJob
 from kbert_gui.fine_tuning.fine_tuning_run_view import FineTuningRunView
 from kbert_gui.fine_tuning.fine_tuning_tasks import OPEN_TAB
@@ -208,11 +209,8 @@ class FineTuningRunController(QObject):
         return not self._running or self._ask(*CLOSE_QUESTION)
 
     def _ask(self, title, text):
-        buttons = QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No
-        answer = QMessageBox.question(
-            self.panel, title, text, buttons, QMessageBox.StandardButton.No
-        )
-        return answer == QMessageBox.StandardButton.Yes
+        yes, no = QMessageBox.StandardButton.Yes, QMessageBox.StandardButton.No
+        return QMessageBox.question(self.panel, title, text, yes | no, no) == yes
 
     @Slot()
     def cancel(self):
@@ -281,13 +279,14 @@ class FineTuningRunController(QObject):
 
     @Slot(str)
     def _use_run_setup(self, link):
-        """"Use its setup": the form takes the run's task, files, settings and model."""
+        """"Use its setup": the form takes the run's setup; its model once the user agrees."""
         check = self.resume_checker.check
         record = check.record if check is not None else None
         if link != USE_SETUP_LINK or record is None:
             return
-        if record.source != self.context.models.source:
-            self.context.models.set_source(record.source)
+        source, current = record.source, self.context.models.source
+        if source != current and self._ask(*switch_model_question(source, current)):
+            self.context.models.set_source(source)
         self.setup.restore(record)
 
     def _probe_changed(self):
@@ -314,7 +313,7 @@ class FineTuningRunController(QObject):
             return
         try:
             self.view.record(self.job, self._run_form).write(self._record_folder)
-        except OSError as error:
+        except (OSError, ValueError) as error:  # a full disk, a temporary swapped for a link
             logger.warning("Could not write the run's record: %s", error)
 
     def export_actions(self):

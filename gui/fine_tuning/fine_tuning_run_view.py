@@ -117,7 +117,10 @@ class FineTuningRunView(QObject):
         panel.progress_bar.setRange(0, 1)
         panel.progress_bar.setValue(0)
         panel.progress_bar.setFormat(f"Stopped after step {steps[-1]}" if steps else "Not started")
-        panel.status_label.setText(earlier_run_line(TASKS[record.task][0], len(steps)))
+        # The last step, not the number of points: a long run's curve comes thinned.
+        panel.status_label.setText(
+            earlier_run_line(TASKS[record.task][0], steps[-1] if steps else 0)
+        )
         panel.pages.setCurrentIndex(1)
 
     # --- While it runs --------------------------------------------------------------------

@@ -23,7 +23,9 @@ class ResumeCheck:
         differences: how the run differs from the form, each a phrase of a sentence
             ("is text classification, not question answering (squad)").
         settings: the run's hyperparameters for the form, or None where unknown.
-        record: the folder's `RunRecord`, or None.
+        record: the folder's `RunRecord`, or None (none, or one refused).
+        record_problem: why the folder's record is refused, in one sentence naming
+            the file and the field, or "".
     """
 
     folder: str
@@ -31,6 +33,7 @@ class ResumeCheck:
     differences: tuple = ()
     settings: object = None
     record: object = None
+    record_problem: str = ""
 
     @property
     def compatible(self):
@@ -63,7 +66,11 @@ class ResumeCheck:
         checkpoint = TrainingCheckpoint(folder / CHECKPOINT_FILE)
         if not checkpoint.exists():
             return cls(str(folder), False)
-        record = RunRecord.read(folder)
+        try:
+            record, record_problem = RunRecord.read(folder), ""
+        except ValueError as error:
+            # Checked whole before any of it is shown: a record refused shows nothing.
+            record, record_problem = None, str(error)
         try:
             state = checkpoint.read_state()
         except ValueError as error:
@@ -81,7 +88,8 @@ class ResumeCheck:
             data = _data_difference(state, record, task, train, columns)
             if data:
                 differences.append(data)
-        return cls(str(folder), True, tuple(differences), _settings(state, record), record)
+        settings = _settings(state, record)
+        return cls(str(folder), True, tuple(differences), settings, record, record_problem)
 
 
 def _data_difference(state, record, task, train, columns):

@@ -2,16 +2,22 @@
 
 import dataclasses
 import json
-import logging
+import os
 import pathlib
+import re
 
-from kbert_gui.services.export_files import write_atomically
-
-logger = logging.getLogger("gui")
+from kbert.files.atomic_write import write_bytes_atomically
+from kbert.files.bounded_reader import open_checked
+from kbert.files.bounded_reader import parse_json
+from kbert_gui.fine_tuning.run_record_schema import MAX_RECORD_BYTES
+from kbert_gui.fine_tuning.run_record_schema import MAX_RECORD_DEPTH
+from kbert_gui.fine_tuning.run_record_schema import bounded
+from kbert_gui.fine_tuning.run_record_schema import record_fields
 
 # Beside kbert's checkpoint and model in the run folder.
 RECORD_FILE = "kbert-app-run.json"
 RECORD_FORMAT = 1
+_REFUSING = re.compile(r"^Refusing to read .*?: ")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -23,6 +29,11 @@ class RunRecord:
     model it started from), the curves, the evaluation rows and the log. The tab writes
     it once the run has started (kbert accepted the folder), at every epoch end and when
     the run ends; Resume after a restart reads it back.
+
+    A run folder may come from anyone, so `read` checks every field against
+    `run_record_schema` before the tab restores any of it, and both `read` and `write`
+    keep what the tab shows bounded (`run_record_schema.bounded`: thinned curves, the
+    latest log lines and rows).
 
     Attributes:
         task: the task name.
@@ -58,30 +69,52 @@ class RunRecord:
         """Writes the record into the run folder `folder` (atomically), making the folder
         if the run has not yet (call once kbert has accepted the folder for the run)."""
         pathlib.Path(folder).mkdir(parents=True, exist_ok=True)
-        document = {"format": RECORD_FORMAT, **dataclasses.asdict(self)}
-        text = json.dumps(document, ensure_ascii=False)
-        write_atomically(pathlib.Path(folder) / RECORD_FILE, text.encode("utf-8"))
+        document = {"format": RECORD_FORMAT, **bounded(dataclasses.asdict(self))}
+        data = _encoded(document)
+        while len(data) > MAX_RECORD_BYTES and document["log"]:
+            # Only a log of thousands of long lines gets here: its older half goes, so
+            # that `read` takes what the app wrote.
+            document["log"] = document["log"][len(document["log"]) // 2 + 1 :]
+            data = _encoded(document)
+        write_bytes_atomically(pathlib.Path(folder) / RECORD_FILE, data)
 
     @classmethod
     def read(cls, folder):
-        """The record in `folder`, or None where there is none or it cannot be read."""
-        from kbert.files.bounded_reader import read_json
+        """The record in `folder`, or None where there is none. Call in a worker.
 
+        Read through kbert's bounded reader (no link out of the folder, at most
+        `MAX_RECORD_BYTES`, JSON at most `MAX_RECORD_DEPTH` deep), then checked field by
+        field.
+
+        Raises:
+            ValueError: one sentence naming the file and what is wrong with it.
+        """
         path = pathlib.Path(folder) / RECORD_FILE
-        if not path.is_file():
+        if not os.path.lexists(path):
             return None
         try:
-            document = read_json(path, "data")
-            if not isinstance(document, dict) or document.get("format") != RECORD_FORMAT:
-                raise ValueError(f"{path}: not a record of this app's format {RECORD_FORMAT}.")
-            fields = {
-                field.name: document.get(field.name) if field.name == "search" else document[field.name]
-                for field in dataclasses.fields(cls)
-            }
-        except (OSError, ValueError, KeyError) as error:
-            logger.warning("Ignoring the run record %s: %s", path, error)
-            return None
-        fields["curve_names"] = tuple(fields["curve_names"])
-        for name in ("loss_points", "metric_points", "epoch_rows", "log"):
-            fields[name] = tuple(fields[name])
+            fields = record_fields(_read_document(path), RECORD_FORMAT)
+        except (OSError, ValueError) as error:
+            # The bounded reader's refusals name the file, which the sentence names already.
+            reason = _REFUSING.sub("", str(error)).rstrip(".")
+            raise ValueError(f"The run record {str(path)!r} is not used: {reason}.") from None
         return cls(**fields)
+
+
+def _encoded(document):
+    return json.dumps(document, ensure_ascii=False).encode("utf-8")
+
+
+def _read_document(path):
+    """The parsed JSON of `path`, through kbert's bounded reader with the record's caps."""
+    with open_checked(path) as file:
+        size = os.fstat(file.fileno()).st_size
+        if size > MAX_RECORD_BYTES:
+            raise ValueError(
+                f"it has {size:,} bytes, more than the {MAX_RECORD_BYTES:,} bytes a run "
+                "record may have"
+            )
+        data = file.read(MAX_RECORD_BYTES + 1)
+    if len(data) > MAX_RECORD_BYTES:
+        raise ValueError(f"it grew beyond {MAX_RECORD_BYTES:,} bytes while it was read")
+    return parse_json(data, path.name, max_depth=MAX_RECORD_DEPTH)

@@ -1,5 +1,6 @@
 """Why the fine-tuning form cannot start (or resume) a run now, in one sentence."""
 
+import html
 import pathlib
 
 from kbert_gui.fine_tuning.column_mapping_form import CHOOSE_LABEL
@@ -108,6 +109,10 @@ def resume_note(panel, check, problem):
         )
     if not note and problem and panel.hyperparameters.is_ready:
         note = f"Resume is off: {problem[0].lower()}{problem[1:]}"
+    if check.record_problem:
+        note = f"{note} {check.record_problem}".strip()
+    # The label shows rich text (the link); names of files and models stay plain.
+    note = html.escape(note, quote=False)
     if note and check.record is not None:
         note += f' <a href="{USE_SETUP_LINK}">Use its setup</a>'
     return note
