@@ -5,6 +5,10 @@ hf_folder`, the app and a script) both find the entry missing. One converts it; 
 other waits for that writer (its `kbert.files.OutputLock`), says so after a second, and
 then reads the finished entry. Only writers of an output the user chose are refused
 (`kbert convert` to a folder being written); a reader of the cache never is.
+
+An entry is a converted preset unless the caller says what a complete entry is
+(`is_complete`): the ONNX Runtime engine's graphs (`kbert.inference.onnx_cache_entry`)
+are filled the same way.
 """
 
 import logging
@@ -25,13 +29,20 @@ NOTICE_AFTER_SECONDS = 1.0
 POLL_SECONDS = 0.1
 
 
-def fill_cache_entry(entry, write, wait_seconds=WAIT_SECONDS):
-    """`entry` (a preset folder in the cache), written by `write(entry)` unless another
+def fill_cache_entry(entry, write, wait_seconds=WAIT_SECONDS, is_complete=is_kbert_preset):
+    """`entry` (a folder in the cache), written by `write(entry)` unless another
     process has written it or is writing it.
 
     The entry's lock is held while it is checked and written, so of several processes
     exactly one runs `write`; the others wait for it (up to `wait_seconds`) and return
     the entry it wrote.
+
+    Args:
+        entry: the folder; its parent must exist.
+        write: called with `entry` when it is not complete, under its lock.
+        wait_seconds: how long to wait for another process's write.
+        is_complete: called with `entry` under its lock: True when it needs no
+            writing. By default, when it is a kbert preset.
 
     Raises:
         OutputLockedError: when the other writer takes longer than `wait_seconds`, naming
@@ -44,7 +55,7 @@ def fill_cache_entry(entry, write, wait_seconds=WAIT_SECONDS):
         try:
             with lock:
                 recover_interrupted_save(entry)
-                if not is_kbert_preset(entry):
+                if not is_complete(entry):
                     write(entry)
                 return entry
         except OutputLockedError as error:
@@ -54,7 +65,7 @@ def fill_cache_entry(entry, write, wait_seconds=WAIT_SECONDS):
             if waited >= NOTICE_AFTER_SECONDS and not told:
                 holder = f"process {error.holder_pid}" if error.holder_pid is not None else "another process"
                 logger.warning(
-                    "Waiting for %s, which is converting the same model into %s.", holder, entry
+                    "Waiting for %s, which is writing the same cache entry %s.", holder, entry
                 )
                 told = True
             time.sleep(POLL_SECONDS)

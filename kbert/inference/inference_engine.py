@@ -10,9 +10,12 @@ results are the same code for every engine.
 
 The graph is made once per weights: it is cached under `<cache>/onnx/<checksum>/`
 (`$KBERT_CACHE`, else `~/.cache/kbert`), keyed by a sha256 of the model's class and
-weights, written to a temporary file then renamed, under the entry's lock. Within a
-process the checksum is kept per model while its weights stay the same objects (on
-TensorFlow, whose variables change in place, it is taken on each call).
+weights, with a manifest recording its own sha256 (`kbert.inference.onnx_cache_entry`:
+the entry's format, how it is written and checked). Of several processes that want it
+first, one makes it and the others wait; a graph that is not as recorded is never run,
+but made again, with a warning. Within a process the checksum is kept per model while
+its weights stay the same objects (on TensorFlow, whose variables change in place, it
+is taken on each call).
 
 "auto" picks ONNX Runtime where it was measured faster (`AUTO_PREFERS_ONNX_RUNTIME`,
 benchmarks/NOTES.md section 8), on a CPU, when onnxruntime is installed and the model's
@@ -22,7 +25,8 @@ else Keras. It never exports on its own: the export runs
 TensorFlow in a child process (seconds for a small model, minutes at BERT-base), which
 no first prediction should wait for. One call with `engine="onnxruntime"` (`--engine
 onnxruntime` on the command line) makes the graph; every later "auto" call on the same
-weights, in any process, runs it. When onnxruntime is missing, "auto" says so in one log
+weights, in any process, runs it; where that graph is not as recorded, "auto" removes it
+with a warning and runs Keras. When onnxruntime is missing, "auto" says so in one log
 line (once per process) and runs Keras; "onnxruntime" raises.
 """
 
@@ -72,7 +76,12 @@ def engine_model(model, engine="auto", quantize=None):
     if not hasattr(model, "stateless_call"):
         return model  # not a Keras model: it runs itself
     if engine == "auto":
-        engine = "onnxruntime" if _auto_picks_onnx_runtime(model) else "keras"
+        runner = None
+        if _auto_picks_onnx_runtime(model):
+            runner = _onnx_runtime_model(model, quantize, export=False)
+        if runner is not None:
+            return runner
+        engine = "keras"
     if engine == "keras":
         return model if quantize is None else _keras_int8(model)
     require_extra("onnxruntime", "The ONNX Runtime engine")
@@ -189,40 +198,57 @@ def _raw_value(variable):
     return variable.value if value is None else value
 
 
-def _onnx_runtime_model(model, quantize):
+def _onnx_runtime_model(model, quantize, export=True):
+    """The model's ONNX Runtime runner, its graph exported when missing (unless not
+    `export`: then None when there is no usable graph)."""
     from kbert.inference.onnx_runtime_model import OnnxRuntimeModel
 
     entry = _entry(model)
     runner = entry["runners"].get(quantize)
     if runner is None:
-        runner = entry["runners"][quantize] = OnnxRuntimeModel(model, _make_graph(model, quantize))
+        graph = _graph_bytes(model, quantize, export)
+        if graph is None:
+            return None
+        runner = OnnxRuntimeModel(model, graph_path(model, quantize), graph_bytes=graph)
+        entry["runners"][quantize] = runner
     return runner
 
 
-def _make_graph(model, quantize):
-    """The cached graph of `model` for `quantize`, exported (and quantized) when missing."""
-    from kbert.files.atomic_write import atomic_path
-    from kbert.files.output_lock import OutputLock
-    from kbert.inference.onnx_export import export_graph
+def _graph_bytes(model, quantize, export):
+    """The checked bytes of `model`'s cached graph for `quantize`, made when missing or
+    not as recorded (the float graph only when `export`: else None)."""
+    from kbert.inference.onnx_cache_entry import cached_graph
+    from kbert.inference.onnx_graph_checks import graph_size_limit
 
-    path = graph_path(model, quantize)
-    if path.is_file():
-        return path
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with OutputLock(path.parent):
-        if path.is_file():  # another process made it meanwhile
-            return path
-        float_path = graph_path(model)
-        if not float_path.is_file():
-            logger.info("Exporting the model to ONNX once, into %s.", float_path.parent)
-            export_graph(model, float_path)
-        if quantize == "int8":
-            from onnxruntime.quantization import QuantType
-            from onnxruntime.quantization import quantize_dynamic
+    checksum = _entry(model)["checksum"]
+    folder = graph_path(model).parent
+    limit = graph_size_limit(model)
 
-            with atomic_path(path) as temporary, _root_records_to_debug("onnxruntime"):
-                quantize_dynamic(str(float_path), str(temporary), weight_type=QuantType.QInt8)
-    return path
+    def export_to(path):
+        from kbert.inference.onnx_export import export_graph
+
+        logger.info("Exporting the model to ONNX once, into %s.", path.parent)
+        export_graph(model, path)
+
+    graph = cached_graph(folder, GRAPH_FILES[None], export_to if export else None, limit,
+                         checksum)
+    if graph is None or quantize is None:
+        return graph
+    return cached_graph(folder, GRAPH_FILES[quantize], lambda path: _quantize(graph, path),
+                        limit, checksum)
+
+
+def _quantize(float_graph, path):
+    """Writes the int8 graph of the float32 graph `float_graph` (bytes) to `path`."""
+    import onnx
+    from onnxruntime.quantization import QuantType
+    from onnxruntime.quantization import quantize_dynamic
+
+    from kbert.files import atomic_path
+
+    with atomic_path(path) as temporary, _root_records_to_debug("onnxruntime"):
+        quantize_dynamic(onnx.load_from_string(float_graph), str(temporary),
+                         weight_type=QuantType.QInt8)
 
 
 @contextlib.contextmanager

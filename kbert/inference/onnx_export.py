@@ -10,9 +10,12 @@ Its inputs are named as the model's (`token_ids`, `segment_ids`, `padding_mask`,
 Keras exports to ONNX through tf2onnx on the TensorFlow backend, which is the one used
 here: on JAX Keras needs jax2onnx (not a kbert dependency), and the PyTorch exporter
 traces the sequence length into a constant. Under another backend the model is saved
-as a preset into a temporary folder and a `kbert export --format onnx` child process
-on TensorFlow writes the graph. tf2onnx has no ONNX form of TensorFlow's `Erfc` (in
-the exact GELU); the graph is repaired with `1 - Erf(x)`.
+as a preset and a `kbert export --format onnx` child process on TensorFlow writes the
+graph, which is copied to its place. What an export writes on the way goes into a
+scratch folder beside the graph's file (`scratch_folder`), never `$TMPDIR`: nothing is
+renamed across file systems, and a full disk is named as the graph's. tf2onnx has no
+ONNX form of TensorFlow's `Erfc` (in the exact GELU); the graph is repaired with
+`1 - Erf(x)`.
 
 The layers are traced in the forms ONNX Runtime's optimizer fuses
 (`kbert.layers.onnx_export_forms`), and `fusable_graph` undoes the two tf2onnx rewrites
@@ -20,14 +23,21 @@ that would hide them; at BERT-base the optimized graph has 461 nodes instead of 
 (benchmarks/NOTES.md section 8).
 """
 
+import contextlib
+import errno
 import logging
 import os
 import pathlib
+import re
+import shutil
 import subprocess
 import sys
 import tempfile
 
 from kbert.files.atomic_write import atomic_path
+from kbert.files.atomic_write import raise_if_disk_full
+from kbert.files.atomic_write import remove_stale_temporaries
+from kbert.files.atomic_write import temporary_prefix
 from kbert.layers.onnx_export_forms import onnx_export_forms
 from kbert.optional_packages import require_extra
 
@@ -44,6 +54,12 @@ _AXIS_NAMES = {2: ("batch", "length"), 3: ("batch", "choices", "length")}
 _MASK_AXES = ("batch", "masks")
 # Names of what `fusable_graph` adds.
 _FORMS_PREFIX = "kbert_forms/"
+# How `kbert export` prints its error (`kbert.cli`), and a full disk in it (`OSError`'s
+# "[Errno 28] message").
+_CHILD_ERROR_PREFIX = "kbert export: error: "
+DISK_FULL_ERRNOS = (errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC))
+_DISK_FULL_MESSAGE = re.compile(
+    rf"\[Errno (?:{'|'.join(str(number) for number in DISK_FULL_ERRNOS)})\] (.*)")
 
 
 def export_graph(model, path, tokenizer=None):
@@ -79,22 +95,53 @@ def export_graph(model, path, tokenizer=None):
         return _export_in_process(model, path)
     if tokenizer is None:
         tokenizer = getattr(model, "tokenizer", None)
-    with tempfile.TemporaryDirectory(prefix="kbert-onnx-") as folder:
-        preset = pathlib.Path(folder) / "preset"
-        model.save_to_preset(preset, tokenizer=tokenizer)
-        exported = pathlib.Path(folder) / "exported"
-        export_in_child(preset, exported)
-        with atomic_path(path) as temporary:
-            os.replace(exported / ONNX_FILE, temporary)
+    try:
+        _export_in_child_process(model, path, tokenizer)
+    except OSError as error:
+        if error.errno in DISK_FULL_ERRNOS:  # it names a file of the scratch folder
+            raise OSError(error.errno,
+                          f"No space left on the device while writing {str(path)!r}") from None
+        raise
     return path
+
+
+def _export_in_child_process(model, path, tokenizer):
+    """`model` saved as a preset, exported by a child process, and its graph copied to `path`."""
+    with scratch_folder(path) as folder:
+        preset = folder / "preset"
+        model.save_to_preset(preset, tokenizer=tokenizer)
+        exported = folder / "exported"
+        export_in_child(preset, exported)
+        graph = exported / ONNX_FILE
+        with atomic_path(path, expected_bytes=graph.stat().st_size) as temporary:
+            shutil.copyfile(graph, temporary)
+
+
+@contextlib.contextmanager
+def scratch_folder(path):
+    """A new folder beside `path` for the files an export of `path` makes on the way.
+
+    Beside `path`, it is on its file system: nothing is renamed across file systems
+    (a `$TMPDIR` on tmpfs, the cache on disk), and a full disk is the one `path` is
+    written to. It is removed afterwards; named as `path`'s temporaries, one left by a
+    killed process is removed by the next write of `path`
+    (`kbert.files.atomic_write.remove_stale_temporaries`).
+    """
+    path = pathlib.Path(path)
+    remove_stale_temporaries(path)
+    folder = tempfile.mkdtemp(prefix=f"{temporary_prefix(path)}{os.getpid()}-", dir=path.parent)
+    try:
+        yield pathlib.Path(folder)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def export_in_child(source, destination, overwrite=False):
     """Runs `kbert export SOURCE DESTINATION --format onnx` on the TensorFlow backend.
 
     Raises:
-        OSError: with the child's last line of error when it fails (the command line
-            prints it as the error).
+        OSError: with the child's error message when it fails (the command line prints
+            it as the error); errno ENOSPC, and the child's sentence, for a full disk.
     """
     require_extra("tensorflow", "ONNX export")
     require_extra("tf2onnx", "ONNX export")
@@ -107,6 +154,11 @@ def export_in_child(source, destination, overwrite=False):
     if done.returncode != 0:
         lines = [line for line in done.stderr.splitlines() if line.strip()]
         reason = lines[-1] if lines else f"exit status {done.returncode}"
+        # The child's own error line: its message without the command's prefix.
+        reason = reason.removeprefix(_CHILD_ERROR_PREFIX)
+        full = _DISK_FULL_MESSAGE.match(reason)
+        if full is not None:
+            raise OSError(errno.ENOSPC, full.group(1))
         raise OSError(f"The ONNX export on the TensorFlow backend failed: {reason}")
 
 
@@ -137,12 +189,15 @@ def _export_in_process(model, path):
     # It logs the Erfc it cannot convert as an error; `repair_graph` replaces it.
     tf2onnx_logger.setLevel(logging.CRITICAL)
     try:
-        with tempfile.TemporaryDirectory(prefix="kbert-onnx-") as folder:
-            raw = pathlib.Path(folder) / ONNX_FILE
+        with scratch_folder(path) as folder:
+            raw = folder / ONNX_FILE
             with onnx_export_forms():
                 model.export(str(raw), format="onnx", verbose=False,
                              input_signature=input_signature(model))
             graph = onnx.load(str(raw))
+    except Exception as error:
+        raise_if_disk_full(error, path)  # tf2onnx's own OSError names its temporary file
+        raise
     finally:
         tf2onnx_logger.setLevel(level)
     repair_graph(graph, output_names(model))

@@ -12,16 +12,20 @@ every export (`kbert.checkpoints.exports`).
 """
 
 import hashlib
+import math
 import pathlib
 
 from kbert.checkpoints.convert import check_destination
 from kbert.checkpoints.kbert_preset import DIGEST_KEY
 from kbert.checkpoints.kbert_preset import METADATA_FILE
 from kbert.checkpoints.kbert_preset import WEIGHTS_FILE
+from kbert.files.atomic_write import check_free_space
 from kbert.files.atomic_write import write_json_atomically
+from kbert.files.bounded_reader import open_checked
 from kbert.files.bounded_reader import read_json
 from kbert.files.atomic_folder import staged_folder
 from kbert.files.output_lock import OutputLock
+from kbert.inference.onnx_export import DISK_FULL_ERRNOS
 from kbert.inference.onnx_export import ONNX_FILE
 from kbert.inference.onnx_export import export_graph
 
@@ -52,22 +56,41 @@ def write_onnx_folder(model, destination, overwrite=False, tokenizer=None):
         tokenizer = getattr(model, "tokenizer", None)
     with OutputLock(destination):
         check_destination(destination, overwrite, is_onnx_folder, "an ONNX folder")
+        check_free_space(destination.parent, _needed_bytes(model), destination)
         with staged_folder(destination) as staging:
-            staging = pathlib.Path(staging)
-            model.save_to_preset(staging, tokenizer=tokenizer)
-            (staging / WEIGHTS_FILE).unlink()
-            export_graph(model, staging / ONNX_FILE, tokenizer=tokenizer)
-            metadata = read_json(staging / METADATA_FILE, "config", staging)
-            metadata.pop(DIGEST_KEY, None)  # The weights file it names is not here.
-            metadata[ONNX_DIGEST_KEY] = onnx_digest(staging / ONNX_FILE)
-            write_json_atomically(staging / METADATA_FILE, metadata)
+            try:
+                _write_files(model, pathlib.Path(staging), tokenizer)
+            except OSError as error:
+                if error.errno not in DISK_FULL_ERRNOS:
+                    raise
+                # The file it names is in a staging folder, gone by now: the folder is
+                # what the user asked for.
+                raise OSError(error.errno, f"No space left on the device while writing "
+                                           f"{str(destination)!r}") from None
     return destination.resolve()
+
+
+def _needed_bytes(model):
+    """About the most room an export of `model` takes at once: its weights file (saved
+    with the preset, then deleted), tf2onnx's graph and the graph written from it."""
+    return 3 * sum(4 * math.prod(int(size) for size in variable.shape)
+                   for variable in model.weights)
+
+
+def _write_files(model, staging, tokenizer):
+    model.save_to_preset(staging, tokenizer=tokenizer)
+    (staging / WEIGHTS_FILE).unlink()
+    export_graph(model, staging / ONNX_FILE, tokenizer=tokenizer)
+    metadata = read_json(staging / METADATA_FILE, "config", staging)
+    metadata.pop(DIGEST_KEY, None)  # The weights file it names is not here.
+    metadata[ONNX_DIGEST_KEY] = onnx_digest(staging / ONNX_FILE)
+    write_json_atomically(staging / METADATA_FILE, metadata)
 
 
 def onnx_digest(path):
     """SHA-256 of the graph file `path`, as `metadata.json` records it."""
     digest = hashlib.sha256()
-    with open(path, "rb") as file:
+    with open_checked(path, None) as file:
         for block in iter(lambda: file.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()

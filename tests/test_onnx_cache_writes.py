@@ -1,0 +1,210 @@
+"""The ONNX Runtime engine's cache is written as every kbert cache entry (issue 39, items 5, 6, 12).
+
+The graph is exported beside its place in the cache and copied in, so that nothing is
+renamed between file systems (a `$TMPDIR` on tmpfs, the cache on disk); a full disk is
+one sentence naming the file being written, once (not "kbert export: error:" twice);
+and of several processes that want the graph first, one exports it while the others
+wait for it, none fails.
+"""
+
+import errno
+import json
+import os
+import pathlib
+import subprocess
+import sys
+
+import keras
+import pytest
+
+pytest.importorskip("onnxruntime", reason="the ONNX Runtime engine is the optional kbert[onnx] extra")
+pytest.importorskip("onnx", reason="the ONNX Runtime engine is the optional kbert[onnx] extra")
+
+from kbert.inference import inference_engine  # noqa: E402
+from kbert.inference import onnx_export  # noqa: E402
+from kbert.models import BertClassifier  # noqa: E402
+from onnx_cache_helpers import KBERT_GRAPH  # noqa: E402
+from onnx_cache_helpers import MANIFEST_FILE  # noqa: E402
+from onnx_cache_helpers import assert_recorded  # noqa: E402
+from onnx_cache_helpers import entry_of  # noqa: E402
+from onnx_cache_helpers import first_use  # noqa: E402
+from onnx_cache_helpers import make_classifier_preset  # noqa: E402
+from process_helpers import finished_outputs  # noqa: E402
+from process_helpers import on_the_process_pass  # noqa: E402
+
+can_export = pytest.mark.skipif(not inference_engine.can_export(),
+                                reason="the ONNX export needs tf2onnx and TensorFlow")
+
+
+@pytest.fixture(scope="module")
+def preset(tmp_path_factory):
+    return make_classifier_preset(tmp_path_factory.mktemp("onnx-cache"))
+
+
+@pytest.fixture(scope="module")
+def classifier(preset):
+    return BertClassifier.from_preset(preset)
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch, classifier):
+    """An empty kbert cache, and no graph of the classifier made in this process yet."""
+    monkeypatch.setenv("KBERT_CACHE", str(tmp_path / "cache"))
+    inference_engine._ENGINES.pop(classifier, None)
+    yield tmp_path / "cache"
+    inference_engine._ENGINES.pop(classifier, None)
+
+
+def _replace_within_folders(real_replace):
+    """`os.replace` as between two file systems: within one folder only."""
+
+    def replace(source, destination, *args, **kwargs):
+        if os.path.dirname(os.path.abspath(source)) != os.path.dirname(os.path.abspath(destination)):
+            raise OSError(errno.EXDEV, "Invalid cross-device link", str(source))
+        return real_replace(source, destination, *args, **kwargs)
+
+    return replace
+
+
+@can_export
+@pytest.mark.slow
+def test_the_export_into_the_cache_moves_nothing_between_folders(classifier, cache,
+                                                                 monkeypatch):
+    monkeypatch.setattr(os, "replace", _replace_within_folders(os.replace))
+    got = first_use(classifier)
+    expected = classifier.classify("the cat sat", engine="keras")
+    assert got.label == expected.label and abs(got.probability - expected.probability) < 1e-4
+    entry = entry_of(classifier)
+    assert sorted(os.listdir(entry)) == [MANIFEST_FILE, "model.onnx"]  # no scratch left
+    assert_recorded(classifier, (entry / "model.onnx").read_bytes())
+
+
+@pytest.mark.skipif(keras.config.backend() == onnx_export.EXPORT_BACKEND,
+                    reason="TensorFlow exports in this process")
+def test_the_child_export_is_copied_into_the_cache_not_moved(classifier, tmp_path,
+                                                             monkeypatch):
+    def child(source, destination, overwrite=False):
+        pathlib.Path(destination).mkdir()
+        (pathlib.Path(destination) / "model.onnx").write_bytes(KBERT_GRAPH)
+
+    monkeypatch.setattr(onnx_export, "export_in_child", child)
+    monkeypatch.setattr(os, "replace", _replace_within_folders(os.replace))
+    path = tmp_path / "entry" / "model.onnx"
+    path.parent.mkdir()
+    onnx_export.export_graph(classifier, path)
+    assert path.read_bytes() == KBERT_GRAPH and os.listdir(path.parent) == ["model.onnx"]
+
+
+@pytest.mark.skipif(keras.config.backend() == onnx_export.EXPORT_BACKEND,
+                    reason="TensorFlow exports in this process")
+def test_a_full_disk_in_the_cache_export_names_the_graph(classifier, tmp_path, monkeypatch):
+    def full(source, destination, overwrite=False):
+        raise OSError(errno.ENOSPC, f"Not enough free space to write "
+                                    f"'{destination}/.x.tmp-1-2/config.json': it needs 1 MiB")
+
+    monkeypatch.setattr(onnx_export, "export_in_child", full)
+    path = tmp_path / "entry" / "model.onnx"
+    path.parent.mkdir()
+    with pytest.raises(OSError) as raised:
+        onnx_export.export_graph(classifier, path)
+    assert raised.value.errno == errno.ENOSPC
+    assert raised.value.strerror == f"No space left on the device while writing {str(path)!r}"
+    assert os.listdir(path.parent) == []  # its scratch folder removed
+
+
+def test_a_full_disk_in_the_child_export_is_its_sentence_once(monkeypatch, tmp_path):
+    sentence = (f"Not enough free space to write '{tmp_path}/dst/config.json': it needs "
+                "about 1.0 MiB (the file and 1.0 MiB of room for the file system) and only "
+                "192.0 KiB are free")
+
+    def child(command, **kwargs):
+        return subprocess.CompletedProcess(
+            command, 1, "", f"WARNING noise\nkbert export: error: [Errno 28] {sentence}\n")
+
+    monkeypatch.setattr(onnx_export.subprocess, "run", child)
+    monkeypatch.setattr(onnx_export, "require_extra", lambda *args: None)
+    with pytest.raises(OSError) as raised:
+        onnx_export.export_in_child(tmp_path / "src", tmp_path / "dst")
+    assert raised.value.errno == errno.ENOSPC and raised.value.strerror == sentence
+    assert "kbert export: error" not in str(raised.value)
+
+
+def test_a_full_disk_in_an_onnx_folder_names_the_destination(classifier, tmp_path,
+                                                             monkeypatch):
+    from kbert.inference import onnx_folder
+
+    def full(model, path, tokenizer=None):
+        raise OSError(errno.ENOSPC, f"Not enough free space to write {str(path)!r}: it "
+                                    "needs about 1.0 MiB")
+
+    monkeypatch.setattr(onnx_folder, "export_graph", full)
+    destination = tmp_path / "exported"
+    with pytest.raises(OSError) as raised:
+        onnx_folder.write_onnx_folder(classifier, destination)
+    assert raised.value.errno == errno.ENOSPC
+    assert raised.value.strerror == f"No space left on the device while writing {str(destination)!r}"
+    assert not destination.exists()
+    assert not [name for name in os.listdir(tmp_path) if ".tmp-" in name]
+
+
+def test_an_onnx_folder_that_would_not_fit_is_refused_before_writing(classifier, tmp_path,
+                                                                       monkeypatch):
+    import shutil
+    import types
+
+    from kbert.inference import onnx_folder
+
+    monkeypatch.setattr(shutil, "disk_usage", lambda folder: types.SimpleNamespace(
+        total=10 << 30, used=10 << 30, free=4096))
+    destination = tmp_path / "exported"
+    with pytest.raises(OSError) as raised:
+        onnx_folder.write_onnx_folder(classifier, destination)
+    assert raised.value.errno == errno.ENOSPC
+    assert raised.value.strerror.startswith(
+        f"Not enough free space to write {str(destination)!r}: it needs about ")
+    assert os.listdir(tmp_path) == []
+
+
+CONCURRENT_SCRIPT = r"""
+import json, os, pathlib, sys, time
+from kbert.inference import onnx_export
+from kbert.models import BertClassifier
+
+preset, graph, ready, exports = sys.argv[1:5]
+
+def export_graph(model, path, tokenizer=None):
+    with open(exports, "a") as log:
+        log.write(f"{os.getpid()}\n")
+    deadline = time.monotonic() + 120
+    while len(os.listdir(ready)) < 8 and time.monotonic() < deadline:
+        time.sleep(0.1)  # every process is asking for the graph by now
+    pathlib.Path(path).write_bytes(pathlib.Path(graph).read_bytes())
+
+onnx_export.export_graph = export_graph
+model = BertClassifier.from_preset(preset)
+pathlib.Path(ready, str(os.getpid())).touch()
+print("RESULT" + json.dumps(model.classify("the cat sat", engine="onnxruntime").label))
+"""
+
+
+@on_the_process_pass("its processes run on JAX whatever the pass")
+@pytest.mark.slow
+def test_eight_processes_on_the_first_use_wait_for_one_export(preset, tmp_path):
+    (tmp_path / "ready").mkdir()
+    (tmp_path / "graph.onnx").write_bytes(KBERT_GRAPH)
+    environment = dict(os.environ, KERAS_BACKEND="jax", JAX_PLATFORMS="cpu",
+                       KBERT_CACHE=str(tmp_path / "cache"), TF_CPP_MIN_LOG_LEVEL="3")
+    processes = [
+        subprocess.Popen([sys.executable, "-c", CONCURRENT_SCRIPT, str(preset),
+                          str(tmp_path / "graph.onnx"), str(tmp_path / "ready"),
+                          str(tmp_path / "exports.log")],
+                         env=environment, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True)
+        for _ in range(8)
+    ]
+    outputs = finished_outputs(processes, timeout=300)  # every process exits with 0
+    labels = [json.loads(next(line for line in output.splitlines()
+                              if line.startswith("RESULT"))[len("RESULT"):])
+              for output in outputs]
+    assert labels == ["c"] * 8
+    assert len((tmp_path / "exports.log").read_text().split()) == 1
