@@ -3,15 +3,15 @@
 Every tab that has something to save offers `export_actions()`, a list of
 `ExportAction`s; the main window's File > Export menu lists the current tab's. The
 writers here are the only code that writes export files: tables as CSV, structures
-as JSON, widgets as PNG or SVG, logs as text, each written to a temporary file beside
-the target and renamed over it, so a failed export never leaves half a file.
+as JSON, widgets as PNG or SVG, logs as text, each through kbert's atomic writer
+(`kbert.files.atomic_write`: a temporary file beside the target, renamed over it), so a
+failed export never leaves half a file.
 """
 
 import csv
 import dataclasses
 import io
 import json
-import os
 import pathlib
 from collections.abc import Callable
 
@@ -25,6 +25,9 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QImage
 from PySide6.QtGui import QPainter
 from PySide6.QtSvg import QSvgGenerator
+
+from kbert.files.atomic_write import atomic_path
+from kbert.files.atomic_write import write_bytes_atomically
 
 # Space around an exported picture's caption, in pixels.
 CAPTION_PADDING = 6
@@ -54,17 +57,6 @@ class ExportAction:
         return path if path.suffix else path.with_suffix(self.suffix)
 
 
-def write_atomically(path, data):
-    """Writes `data` (bytes) to `path` through a temporary sibling and a rename."""
-    path = pathlib.Path(path)
-    staging = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    try:
-        staging.write_bytes(data)
-        os.replace(staging, path)
-    finally:
-        staging.unlink(missing_ok=True)
-
-
 def write_csv(path, columns, rows):
     """A CSV table: a header of `columns`, then one line per row (dicts keyed by column)."""
     buffer = io.StringIO()
@@ -72,17 +64,17 @@ def write_csv(path, columns, rows):
     writer.writerow(columns)
     for row in rows:
         writer.writerow(["" if row.get(column) is None else row.get(column) for column in columns])
-    write_atomically(path, buffer.getvalue().encode("utf-8"))
+    write_bytes_atomically(path, buffer.getvalue().encode("utf-8"))
 
 
 def write_json(path, value):
     """`value` (dicts, lists, numbers, strings) as indented UTF-8 JSON."""
     text = json.dumps(value, indent=2, ensure_ascii=False, default=_plain) + "\n"
-    write_atomically(path, text.encode("utf-8"))
+    write_bytes_atomically(path, text.encode("utf-8"))
 
 
 def write_text(path, text):
-    write_atomically(path, text.encode("utf-8"))
+    write_bytes_atomically(path, text.encode("utf-8"))
 
 
 def write_image(path, widget, caption=""):
@@ -92,7 +84,7 @@ def write_image(path, widget, caption=""):
     if path.suffix.lower() == ".svg":
         buffer = io.BytesIO()
         _render_svg(widget, caption, buffer)
-        write_atomically(path, buffer.getvalue())
+        write_bytes_atomically(path, buffer.getvalue())
         return
     # grab() lays out a widget that was never shown before it paints it.
     picture = widget.grab()
@@ -109,13 +101,9 @@ def write_image(path, widget, caption=""):
         finally:
             painter.end()
         picture = image
-    staging = path.with_name(f".{path.name}.tmp-{os.getpid()}.png")
-    try:
-        if not picture.save(str(staging), "PNG"):
+    with atomic_path(path) as temporary:
+        if not picture.save(str(temporary), "PNG"):
             raise OSError(f"Could not write the image {str(path)!r}.")
-        os.replace(staging, path)
-    finally:
-        staging.unlink(missing_ok=True)
 
 
 def image_actions(name, widget, available=lambda: True, caption=lambda: ""):

@@ -28,6 +28,8 @@ ALLOWED = {
     "window": {"kbert_gui", "tab_key", "widgets", "services", "evaluation", *TABS},
     "app": {"kbert_gui", "tab_key", "widgets", "services", "window", "evaluation", *TABS},
     "__main__": {"app"},
+    # `kbert gui`: the app's subcommand of kbert's command line (an entry point).
+    "command": {"app"},
 }
 
 
