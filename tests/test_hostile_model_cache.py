@@ -185,3 +185,25 @@ def test_a_full_disk_while_unpacking_names_the_file_written(keras_file, monkeypa
     message = str(raised.value)
     assert "No space left on the device while writing" in message
     assert "kbert-keras-" in message and "Refusing" not in message
+
+
+def test_a_cache_entry_planted_as_a_link_is_removed_not_followed(tmp_path, caplog):
+    from kbert.checkpoints.cache_entry import fill_cache_entry
+
+    outside = tmp_path / "outside" / "preset"
+    outside.mkdir(parents=True)
+    (outside / "config.json").write_text("{}", encoding="utf-8")
+    entry = tmp_path / "cache" / "converted" / "entry"
+    entry.parent.mkdir(parents=True)
+    entry.symlink_to(outside, target_is_directory=True)
+    written = []
+
+    def write(folder):
+        written.append(folder)
+        folder.mkdir()
+
+    assert fill_cache_entry(entry, write) == entry
+    assert written == [entry] and entry.is_dir() and not entry.is_symlink()
+    assert sorted(path.name for path in outside.parent.iterdir()) == ["preset"]  # no lock
+    assert (outside / "config.json").read_text(encoding="utf-8") == "{}"
+    assert "Removing" in caplog.text

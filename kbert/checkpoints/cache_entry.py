@@ -12,6 +12,7 @@ are filled the same way.
 """
 
 import logging
+import os
 import time
 
 from kbert.checkpoints.kbert_preset import is_kbert_preset
@@ -48,6 +49,7 @@ def fill_cache_entry(entry, write, wait_seconds=WAIT_SECONDS, is_complete=is_kbe
         OutputLockedError: when the other writer takes longer than `wait_seconds`, naming
             its process id.
     """
+    _remove_planted_link(entry)
     lock = OutputLock(entry)
     started = time.monotonic()
     told = False
@@ -69,3 +71,14 @@ def fill_cache_entry(entry, write, wait_seconds=WAIT_SECONDS, is_complete=is_kbe
                 )
                 told = True
             time.sleep(POLL_SECONDS)
+
+
+def _remove_planted_link(entry):
+    """kbert never makes a cache entry a link: one found there (planted to lead the cache
+    elsewhere) is removed, not followed, before the entry is locked, checked or read."""
+    if os.path.islink(entry):
+        logger.warning(
+            "Removing %s: a link to %s where kbert keeps a cache entry of its own.",
+            entry, os.path.realpath(entry),
+        )
+        os.unlink(entry)
