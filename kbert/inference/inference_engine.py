@@ -42,8 +42,8 @@ logger = logging.getLogger("kbert.inference")
 
 ENGINES = ("auto", "keras", "onnxruntime")
 QUANTIZATIONS = (None, "int8")
-# Measured in benchmarks/NOTES.md section 8 (on a CPU ONNX Runtime's forward pass is
-# about 0.55x XLA's for one text, and as fast on batches): "auto" takes a cached graph.
+# Measured in benchmarks/LOG.md, 2026-12-03 (on a CPU ONNX Runtime's forward pass was
+# about 0.56x XLA's for one text, and as fast on batches): "auto" takes a cached graph.
 AUTO_PREFERS_ONNX_RUNTIME = True
 ONNX_CACHE_FOLDER = "onnx"
 GRAPH_FILES = {None: "model.onnx", "int8": "model.int8.onnx"}
