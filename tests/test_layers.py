@@ -147,27 +147,3 @@ def test_pooler_is_dense_tanh_on_first_token():
     out = _numpy(pooler(x))
     expected = np.tanh(x[:, 0] @ _numpy(pooler.dense.kernel) + _numpy(pooler.dense.bias))
     np.testing.assert_allclose(out, expected, atol=1e-6)
-
-
-@pytest.mark.parametrize(
-    "layer_class, kwargs",
-    [
-        (BertSelfAttention, dict(hidden_size=8, num_heads=2, attention_dropout=0.1)),
-        (
-            BertEncoderBlock,
-            dict(hidden_size=8, num_heads=2, intermediate_size=12, activation="gelu_approximate"),
-        ),
-        (BertPooler, dict(hidden_size=8)),
-        (
-            BertEmbeddings,
-            dict(vocabulary_size=9, hidden_size=8, max_positions=7, type_vocabulary_size=3),
-        ),
-    ],
-)
-def test_layer_config_round_trip(layer_class, kwargs):
-    layer = layer_class(**kwargs, name="probe")
-    config = layer.get_config()
-    clone = layer_class.from_config(config)
-    assert clone.get_config() == config
-    for key, value in kwargs.items():
-        assert config[key] == value

@@ -7,6 +7,7 @@ from scipy.special import erf
 
 from kbert.models import BertBackbone
 from kbert.models import BertMaskedLM
+from kbert.models import BertPretrainer
 
 TINY = dict(
     vocabulary_size=1000, num_layers=1, num_heads=2, hidden_size=32, intermediate_size=64,
@@ -73,3 +74,28 @@ def test_the_compiled_head_does_not_copy_the_transposed_embedding_table():
     transposed_table = f"f32[{hidden},{vocabulary}]"
     offending = [line.strip() for line in compiled.splitlines() if transposed_table in line]
     assert offending == [], "\n".join(offending)
+
+
+@pytest.mark.parametrize("task_class", [BertMaskedLM, BertPretrainer])
+@pytest.mark.parametrize("form", ["keras_file", "preset"])
+def test_a_loaded_task_keeps_its_head_tied_to_the_token_embedding(task_class, form, tmp_path):
+    # The head's config carries an embedding of its own (a head alone rebuilds from
+    # it); a task rebuilds its head from the backbone instead, so the tie survives.
+    model = task_class(BertBackbone(**TINY))
+    inputs = _inputs()
+    expected = keras.tree.map_structure(np.asarray, model.predict_on_batch(inputs))
+    if form == "keras_file":
+        model.save(tmp_path / "model.keras")
+        loaded = keras.saving.load_model(tmp_path / "model.keras", safe_mode=True)
+    else:
+        model.save_to_preset(tmp_path / "preset")
+        loaded = task_class.from_preset(tmp_path / "preset")
+    embedding = loaded.backbone.token_embedding
+    assert loaded.get_layer("masked_lm_head").token_embedding is embedding
+    assert sum(variable is embedding.embeddings for variable in loaded.trainable_weights) == 1
+    actual = keras.tree.map_structure(np.asarray, loaded.predict_on_batch(inputs))
+    keras.tree.map_structure(
+        lambda value, reference: np.testing.assert_allclose(value, reference, atol=1e-5),
+        actual,
+        expected,
+    )

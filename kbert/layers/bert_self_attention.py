@@ -132,6 +132,19 @@ class BertSelfAttention(keras.layers.Layer):
             return output, weights
         return output
 
+    def compute_output_spec(
+        self, x, padding_mask, training=None, return_attention_weights=False, attention_mask=None
+    ):
+        # Stated, not traced: Keras traces a PyTorch layer on the "meta" device, where a
+        # variable reads in its own dtype rather than the autocast one, so a traced
+        # mixed_bfloat16 attention claimed float32 outputs while it returns bfloat16.
+        output = keras.KerasTensor(tuple(x.shape[:-1]) + (self.hidden_size,), self.compute_dtype)
+        if not return_attention_weights:
+            return output  # (B, T, H)
+        keys = padding_mask.shape[-1] if attention_mask is None else attention_mask.shape[-1]
+        weights_shape = (x.shape[0], self.num_heads, x.shape[1], keys)  # (B, N, T, S)
+        return output, keras.KerasTensor(weights_shape, self.compute_dtype)
+
     def get_config(self):
         config = super().get_config()
         config.update({name: getattr(self, name) for name in _CONFIG_NAMES})

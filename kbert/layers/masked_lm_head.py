@@ -16,6 +16,9 @@ class MaskedLMHead(keras.layers.Layer):
 
     Args:
         token_embedding: the backbone's `keras.layers.Embedding`, whose matrix is reused.
+            The config holds it serialised: a head rebuilt alone from its config gets
+            an embedding of its own, while task models rebuild their head on the
+            backbone (`for_backbone`), which keeps the tie.
         activation: transform activation name ("gelu" is exact GELU).
         layer_norm_epsilon: LayerNorm epsilon.
         initializer_range: standard deviation of the truncated-normal initialiser.
@@ -73,6 +76,10 @@ class MaskedLMHead(keras.layers.Layer):
         )
 
     def build(self, sequence_output_shape, mask_positions_shape=None):
+        if not self.token_embedding.built:
+            # A head made alone may be given an unbuilt embedding; a task's head
+            # shares the backbone's, built with it.
+            self.token_embedding.build((None, None))
         shape = (None, None, self.hidden_size)
         self.transform_dense.build(shape)
         self.layer_norm.build(shape)
@@ -106,12 +113,24 @@ class MaskedLMHead(keras.layers.Layer):
         )
 
     def get_config(self):
-        # The embedding is not serialised here: the task model that owns this head
-        # rebuilds it from the backbone, which keeps the weights tied after loading.
+        # The embedding serialised, so that a head alone rebuilds from its config; a
+        # task rebuilds its head on the backbone instead (see `token_embedding`).
         config = super().get_config()
         config.update(
+            token_embedding=keras.layers.serialize(self.token_embedding),
             activation=self.activation,
             layer_norm_epsilon=self.layer_norm_epsilon,
             initializer_range=self.initializer_range,
         )
         return config
+
+    @classmethod
+    def from_config(cls, config):
+        config = dict(config)
+        token_embedding = config.pop("token_embedding", None)
+        if not isinstance(token_embedding, dict):
+            raise ValueError(
+                "A MaskedLMHead config needs the serialised `token_embedding` its "
+                f"`get_config` writes. Received: token_embedding={token_embedding!r}"
+            )
+        return cls(keras.layers.deserialize(token_embedding), **config)
