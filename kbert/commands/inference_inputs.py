@@ -9,6 +9,7 @@ import dataclasses
 import json
 import sys
 
+from kbert.argument_checks import text_problem
 from kbert.commands import MODEL_HELP
 from kbert.preprocessing.length_buckets import CPU_BATCH_SIZE
 from kbert.preprocessing.length_buckets import DEFAULT_BATCH_SIZE
@@ -67,12 +68,20 @@ def engine_options(args):
 
 
 def read_lines(path):
-    """The non-blank lines of a UTF-8 file ("-" reads stdin), line endings removed."""
-    from kbert.data.text_file import numbered_lines
-    from kbert.data.text_file import read_text_file
+    """The non-blank lines of a UTF-8 file ("-" reads stdin), line endings removed.
 
-    text = sys.stdin.read() if path == "-" else read_text_file(path)
-    return [line for _, line in numbered_lines(text) if line.strip()]
+    A file is streamed line by line, each line at most `MAX_LINE_BYTES` long (a longer
+    one is refused with the file and line named).
+    """
+    return [line for _, line in _numbered_lines(path) if line.strip()]
+
+
+def _numbered_lines(path):
+    """`(number, line)` of a file through the bounded reader, or of stdin for "-"."""
+    from kbert.data.text_file import numbered_lines
+    from kbert.data.text_file import read_numbered_lines
+
+    return numbered_lines(sys.stdin.read()) if path == "-" else read_numbered_lines(path)
 
 
 def read_json_lines(path, fields, optional=()):
@@ -80,18 +89,16 @@ def read_json_lines(path, fields, optional=()):
 
     Errors name the file, the line and the field.
     """
-    from kbert.data.text_file import numbered_lines
-    from kbert.data.text_file import read_text_file
-
-    text = sys.stdin.read() if path == "-" else read_text_file(path)
     records = []
-    for number, line in numbered_lines(text):
+    for number, line in _numbered_lines(path):
         if not line.strip():
             continue
         try:
             record = json.loads(line)
         except json.JSONDecodeError as error:
             raise ValueError(f"{path}:{number}: not valid JSON ({error.msg}).") from None
+        except (RecursionError, ValueError) as error:
+            raise ValueError(f"{path}:{number}: not valid JSON ({type(error).__name__}).") from None
         if not isinstance(record, dict):
             raise ValueError(
                 f"{path}:{number}: each line must be a JSON object with fields "
@@ -102,11 +109,9 @@ def read_json_lines(path, fields, optional=()):
                 if field in optional:
                     continue
                 raise ValueError(f"{path}:{number}: the field `{field}` is missing.")
-            if not isinstance(record[field], str):
-                raise ValueError(
-                    f"{path}:{number}: the field `{field}` must be a string. "
-                    f"Received: {record[field]!r}"
-                )
+            problem = text_problem(record[field])
+            if problem is not None:
+                raise ValueError(f"{path}:{number}: the field `{field}` must be a text: {problem}.")
         records.append(record)
     return records
 

@@ -9,6 +9,8 @@ import logging
 import pathlib
 import re
 
+from kbert.argument_checks import describe_value
+from kbert.argument_checks import text_problem
 from kbert.data.examples import ClassificationExample
 from kbert.data.text_file import csv_rows
 from kbert.data.text_file import json_object_lines
@@ -110,8 +112,12 @@ def _checked_value(path, line, field, column, value):
     if not isinstance(value, str):
         expected = "a string or an integer" if field == "label" else "a string"
         raise ValueError(
-            f"{path}:{line}: {field} in column {column!r} must be {expected}. Received: {value!r}"
+            f"{path}:{line}: {field} in column {column!r} must be {expected}. "
+            f"Received: {describe_value(value)}"
         )
+    problem = text_problem(value)
+    if problem is not None:
+        raise ValueError(f"{path}:{line}: {field} in column {column!r}: {problem}.")
     if not value.strip():
         raise ValueError(f"{path}:{line}: empty {field} in column {column!r}.")
     return value

@@ -14,6 +14,8 @@ import logging
 import pathlib
 import re
 
+from kbert.argument_checks import describe_value
+from kbert.argument_checks import text_problem
 from kbert.data.examples import MultipleChoiceExample
 from kbert.data.text_file import csv_rows
 from kbert.data.text_file import json_object_lines
@@ -45,7 +47,10 @@ def _resolve_format(path, format):
 
 def _text(path, line, field, value):
     if not isinstance(value, str):
-        raise ValueError(f"{path}:{line}: {field} must be a string. Received: {value!r:.80}")
+        raise ValueError(f"{path}:{line}: {field} must be a string. Received: {describe_value(value)}")
+    problem = text_problem(value)
+    if problem is not None:
+        raise ValueError(f"{path}:{line}: {field}: {problem}.")
     if not value.strip():
         raise ValueError(f"{path}:{line}: empty {field}.")
     return value

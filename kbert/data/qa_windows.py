@@ -25,7 +25,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from kbert.argument_checks import check_integer
-
+from kbert.argument_checks import check_text
+from kbert.argument_checks import describe_value
 from kbert.data.question_windowing import QuestionWindowing
 
 logger = logging.getLogger("kbert.data")
@@ -98,12 +99,8 @@ def make_qa_windows(tokenizer, question, context, windowing=QuestionWindowing())
         ValueError: when the question has no tokens, or is so long that a window
             could not hold it and at least one context token.
     """
-    for name, value in (("question", question), ("context", context)):
-        if not isinstance(value, str):
-            raise ValueError(
-                f"`{name}` must be a string. Received: {name}={value!r} of type "
-                f"{type(value).__name__}"
-            )
+    check_text("question", question)
+    check_text("context", context)
     if not isinstance(windowing, QuestionWindowing) or windowing.max_length is None:
         raise ValueError(
             "`windowing` must be a QuestionWindowing with a `max_length` (see "
@@ -112,8 +109,11 @@ def make_qa_windows(tokenizer, question, context, windowing=QuestionWindowing())
     max_length, doc_stride = windowing.max_length, windowing.doc_stride
     max_question_length = windowing.max_question_length
 
-    # The context is tokenized whole: the windows cover all of it.
-    question_part, context_part = tokenizer.tokenize_texts([question, context])
+    # The context is tokenized whole: the windows cover all of it. The question only as
+    # far as a window can hold it (one piece more tells that it is longer).
+    question_pieces = _question_pieces(max_length, max_question_length)
+    (question_part,) = tokenizer.tokenize_texts([question], max_pieces=question_pieces + 1)
+    (context_part,) = tokenizer.tokenize_texts([context])
     question_part = _fit_question(question, question_part, max_length, max_question_length)
     num_tokens = len(context_part)
     if num_tokens == 0:
@@ -230,26 +230,37 @@ def token_span_to_char_span(window, start, end):
     return int(window.offsets[start, 0]), int(window.offsets[end, 1])
 
 
+def _question_pieces(max_length, max_question_length):
+    """The most pieces of a question a window keeps (a longer one is cut or refused)."""
+    room = max_length - _SPECIAL_TOKENS_PER_WINDOW - 1
+    return room if max_question_length is None else min(room, max_question_length)
+
+
 def _fit_question(question, question_part, max_length, max_question_length):
     """Checks the question's length; truncates it to `max_question_length`."""
     if len(question_part) == 0:
         raise ValueError(
-            f"`question` must contain at least one token. Received: question={question!r}"
+            "`question` must contain at least one token. Received: "
+            f"question={describe_value(question)}"
         )
+    count = len(question_part)
+    # Tokenized one piece past what a window keeps, a long question has at least that many.
+    cut = count == _question_pieces(max_length, max_question_length) + 1
+    shown = f"at least {count}" if cut else str(count)
     room = max_length - _SPECIAL_TOKENS_PER_WINDOW - 1
-    if len(question_part) > room and (max_question_length is None or max_question_length > room):
+    if count > room and (max_question_length is None or max_question_length > room):
         raise ValueError(
-            f"The question has {len(question_part)} tokens, but max_length={max_length} "
+            f"The question has {shown} tokens, but max_length={max_length} "
             f"leaves room for at most {room} question tokens besides [CLS], two [SEP] "
             "and one context token. Shorten the question or raise `max_length`. "
-            f"Received: question={question!r}"
+            f"Received: question={describe_value(question)}"
         )
-    if max_question_length is not None and len(question_part) > max_question_length:
+    if max_question_length is not None and count > max_question_length:
         logger.warning(
-            "The question has %d tokens; it is truncated to max_question_length=%d: %r",
-            len(question_part),
+            "The question has %s tokens; it is truncated to max_question_length=%d: %s",
+            shown,
             max_question_length,
-            question,
+            describe_value(question),
         )
         question_part = question_part[:max_question_length]
     return question_part
@@ -260,13 +271,18 @@ def _max_context_windows(starts, ends, num_tokens):
 
     As BERT's `_check_is_max_context`: the score of a token in a window is the
     smaller of its left and right context, plus 0.01 * the window length; the
-    first window wins ties.
+    first window wins ties. Window by window, so memory stays linear in the context
+    (a (windows, tokens) table of a long context would take gigabytes).
     """
-    positions = np.arange(num_tokens)[None, :]  # (1, T)
-    starts, ends = starts[:, None], ends[:, None]  # (W, 1)
-    scores = np.minimum(positions - starts, ends - 1 - positions) + 0.01 * (ends - starts)
-    inside = (positions >= starts) & (positions < ends)
-    return np.argmax(np.where(inside, scores, -np.inf), axis=0)  # (T,)
+    best_window = np.zeros(num_tokens, dtype=np.int64)  # (T,)
+    best_score = np.full(num_tokens, -np.inf)  # (T,)
+    for index, (start, end) in enumerate(zip(starts.tolist(), ends.tolist())):
+        positions = np.arange(start, end)
+        scores = np.minimum(positions - start, end - 1 - positions) + 0.01 * (end - start)
+        better = scores > best_score[start:end]  # strictly: the first window wins ties
+        best_score[start:end][better] = scores[better]
+        best_window[start:end][better] = index
+    return best_window
 
 
 def _context_range(window):

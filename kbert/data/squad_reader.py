@@ -7,6 +7,8 @@ marks questions without an answer, whose `answers` list is empty.
 
 import logging
 
+from kbert.argument_checks import describe_value
+from kbert.argument_checks import text_problem
 from kbert.data.examples import GoldAnswer, QAExample
 from kbert.files.bounded_reader import read_json
 
@@ -26,7 +28,12 @@ def _field(path, where, record, key, kinds, default=None):
     value = record[key]
     if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
         names = " or ".join(kind.__name__ for kind in kinds)
-        raise ValueError(f"{path}: {where}: {key!r} must be {names}. Received {value!r:.80}.")
+        raise ValueError(
+            f"{path}: {where}: {key!r} must be {names}. Received {describe_value(value)}."
+        )
+    problem = text_problem(value) if isinstance(value, str) else None
+    if problem is not None:
+        raise ValueError(f"{path}: {where}: {key!r}: {problem}.")
     return value
 
 

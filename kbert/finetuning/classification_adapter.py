@@ -2,6 +2,7 @@
 
 import numpy as np
 
+from kbert.data.examples import ClassificationExample
 from kbert.inference.model_io import softmax
 from kbert.metrics import accuracy
 from kbert.metrics import macro_f1
@@ -10,6 +11,7 @@ from kbert.preprocessing.text_classifier_preprocessor import TextClassifierPrepr
 from kbert.finetuning.evaluation_predictions import EvaluationPredictions
 from kbert.finetuning.fine_tuning_adapter import FineTuningAdapter
 from kbert.finetuning.fine_tuning_adapter import model_limits
+from kbert.finetuning.fine_tuning_adapter import table_label
 from kbert.finetuning.fine_tuning_adapter import predict_features
 from kbert.finetuning.label_checks import check_several_labels
 from kbert.finetuning.task_specs import task_spec
@@ -51,11 +53,26 @@ class ClassificationAdapter(FineTuningAdapter):
         self.metric = metric
         self.name = "classification" if pair_column is None else "pair-classification"
 
+    example_class = ClassificationExample
+
     @property
     def model_class(self):
         from kbert.models.bert_classifier import BertClassifier
 
         return BertClassifier
+
+    def table_example(self, values, label, row):
+        if self.pair_column is not None and "pair" not in values:
+            raise ValueError(
+                f"The data has no field 'pair': the task {self.name!r} reads records with "
+                "'text', 'pair' and 'label'."
+            )
+        return ClassificationExample(
+            text=values["text"],
+            pair=values["pair"] if self.pair_column is not None else None,
+            label=None if label is None else table_label(label, row),
+            line=row + 1,
+        )
 
     def read(self, path):
         from kbert.data import read_classification

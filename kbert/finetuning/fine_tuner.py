@@ -117,8 +117,8 @@ class FineTuner:
         """Fine-tunes; returns a `FineTuningResult`.
 
         Args:
-            train: the training examples, or the path of a file the task reads.
-            evaluation: evaluation examples or a file; None for none.
+            train: a file the task reads, its example records, or a table as `fit` takes.
+            evaluation: evaluation data in the same forms; None for none.
             resume: continue the run whose checkpoint is in `output_dir` (a fresh
                 run starts when there is none).
         """
@@ -269,7 +269,7 @@ class FineTuner:
             return None, None
         if isinstance(data, (str, os.PathLike)):
             return self.task.read(data), str(data)
-        return list(data), default_source
+        return self.task.examples(data, default_source), default_source
 
     def _identity(self, label_names, data_fingerprint):
         """What a resumed run must share with the run that wrote the checkpoint."""

@@ -1,12 +1,17 @@
 """The part of fine-tuning that differs between tasks: data, model head, features, metric."""
 
 import functools
+import numbers
 
+from kbert.argument_checks import describe_kind
+from kbert.argument_checks import text_problem
 from kbert.inference.model_io import inference_batch_size
 from kbert.inference.model_io import predict
 from kbert.inference.model_io import resolve_tokenizer
 from kbert.inference.model_io import sequence_limit
 from kbert.preprocessing.bucketed_dataset import BucketedDataset
+from kbert.preprocessing.data_forms import example_chunks
+from kbert.preprocessing.data_forms import table_kind
 from kbert.preprocessing.length_buckets import INFERENCE_LENGTH_BUCKETS
 from kbert.preprocessing.length_buckets import length_buckets
 
@@ -22,6 +27,8 @@ class FineTuningAdapter:
 
     name = None
     metric = None
+    # The `kbert.data` record of one example of this task.
+    example_class = None
 
     @property
     def model_class(self):
@@ -29,6 +36,42 @@ class FineTuningAdapter:
 
     def read(self, path):
         """The examples in the file `path`."""
+        raise NotImplementedError
+
+    def examples(self, data, source="the training data"):
+        """The examples of `data`: a list of `example_class` records, or a table.
+
+        A table (per-example records, a pandas DataFrame, a Hugging Face
+        `datasets.Dataset`) is read as the task model's `fit` reads it (the fields of its
+        preprocessor's `RecordFields`, through `kbert.preprocessing.data_forms`); each
+        row becomes one example whose `line` is the row counted from 1.
+        """
+        if table_kind(data) is not None:
+            fields = self.model_class.preprocessor_class.record_fields
+            examples = []
+            for inputs, labels, count in example_chunks(data, None, fields):
+                for offset in range(count):
+                    values = {field: column[offset] for field, column in inputs.items()}
+                    label = None if labels is None else labels[offset]
+                    examples.append(self.table_example(values, label, len(examples)))
+            return examples
+        kind = getattr(self.example_class, "__name__", "examples")
+        if isinstance(data, (str, bytes)) or not hasattr(data, "__iter__"):
+            raise ValueError(
+                f"{source} must be a file, a list of {kind}, records, a DataFrame or a "
+                f"datasets.Dataset. Received: {describe_kind(data)}"
+            )
+        examples = list(data)
+        for index, example in enumerate(examples):
+            if self.example_class is not None and not isinstance(example, self.example_class):
+                raise ValueError(
+                    f"{source}, item {index}: expected a {kind} (or a table of records). "
+                    f"Received: {describe_kind(example)}"
+                )
+        return examples
+
+    def table_example(self, values, label, row):
+        """One example from a table's row: `values` by field name, its `label` or None."""
         raise NotImplementedError
 
     def example_labels(self, example):
@@ -85,6 +128,21 @@ class FineTuningAdapter:
     def options(self):
         """The settings of this task, as plain data (stored with training checkpoints)."""
         return {"task": self.name}
+
+
+def table_label(label, row, integers=True):
+    """A table's label as the readers give it: a string, or an integer's decimal text.
+
+    Raises `ValueError` naming the row for anything else (a list, a float, a string
+    that is not text).
+    """
+    if integers and isinstance(label, numbers.Integral) and not isinstance(label, bool):
+        return str(int(label))
+    problem = text_problem(label)
+    if problem is not None:
+        kinds = "a string or an integer" if integers else "a string"
+        raise ValueError(f"The label of row {row} must be {kinds}: {problem}.")
+    return label
 
 
 def model_limits(model, max_length):

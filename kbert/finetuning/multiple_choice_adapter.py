@@ -1,7 +1,11 @@
 """Multiple choice (SWAG): the right ending of a context, scored per ending from [CLS]."""
 
+import numbers
+
 import numpy as np
 
+from kbert.argument_checks import describe_kind
+from kbert.data.examples import MultipleChoiceExample
 from kbert.finetuning.evaluation_predictions import EvaluationPredictions
 from kbert.finetuning.fine_tuning_adapter import FineTuningAdapter
 from kbert.finetuning.fine_tuning_adapter import model_limits
@@ -57,11 +61,25 @@ class MultipleChoiceAdapter(FineTuningAdapter):
         self.start_column = start_column
         self.label_column = label_column
 
+    example_class = MultipleChoiceExample
+
     @property
     def model_class(self):
         from kbert.models.bert_multiple_choice import BertMultipleChoice
 
         return BertMultipleChoice
+
+    def table_example(self, values, label, row):
+        endings = tuple(values["endings"])
+        if label is not None:
+            is_index = isinstance(label, numbers.Integral) and not isinstance(label, bool)
+            if not is_index or not 0 <= label < len(endings):
+                raise ValueError(
+                    f"The label of row {row} must be the index of one of its {len(endings)} "
+                    f"endings. Received: {describe_kind(label)}"
+                )
+            label = int(label)
+        return MultipleChoiceExample(values["context"], endings, label, line=row + 1)
 
     def read(self, path):
         from kbert.data import read_multiple_choice

@@ -1,5 +1,12 @@
 """Extractive question answering on SQuAD-style data, long contexts in windows."""
 
+import numbers
+
+from kbert.argument_checks import describe_kind
+from kbert.argument_checks import describe_value
+from kbert.argument_checks import text_problem
+from kbert.data.examples import GoldAnswer
+from kbert.data.examples import QAExample
 from kbert.data.question_windowing import QuestionWindowing
 from kbert.finetuning.evaluation_predictions import EvaluationPredictions
 from kbert.metrics import squad_question_scores
@@ -50,11 +57,24 @@ class QuestionAnsweringAdapter(FineTuningAdapter):
         self.windowing = windowing
         self.max_answer_length = max_answer_length
 
+    example_class = QAExample
+
     @property
     def model_class(self):
         from kbert.models.bert_question_answerer import BertQuestionAnswerer
 
         return BertQuestionAnswerer
+
+    def table_example(self, values, label, row):
+        answers = _table_answers(label, values["context"], row)
+        return QAExample(
+            id=str(row),
+            title="",
+            question=values["question"],
+            context=values["context"],
+            answers=answers,
+            is_impossible=not answers,
+        )
 
     def read(self, path):
         from kbert.data import read_squad
@@ -140,3 +160,40 @@ class QuestionAnsweringAdapter(FineTuningAdapter):
             "max_question_length": self.windowing.max_question_length,
             "max_answer_length": self.max_answer_length,
         }
+
+
+def _table_answers(label, context, row):
+    """The `GoldAnswer`s of a table row's answer field, as the QA model's `fit` takes it:
+    None or "" (no answer), `{"text", "answer_start"}` (each a value, or SQuAD's lists),
+    or `(answer_start, text)`."""
+    if label is None or label == "":
+        return ()
+    if isinstance(label, dict):
+        texts, starts = label.get("text"), label.get("answer_start")
+        if not isinstance(texts, (list, tuple)):
+            texts, starts = [texts], [starts]
+        elif not isinstance(starts, (list, tuple)) or len(starts) != len(texts):
+            raise ValueError(
+                f"The answers of row {row} must hold as many 'answer_start' as 'text' values."
+            )
+        pairs = list(zip(starts, texts))
+    elif isinstance(label, (tuple, list)) and len(label) == 2:
+        pairs = [tuple(label)]
+    else:
+        raise ValueError(
+            f"The answer of row {row} must be None, {{'text', 'answer_start'}} or "
+            f"(answer_start, text). Received: {describe_kind(label)}"
+        )
+    answers = []
+    for start, text in pairs:
+        problem = text_problem(text) or ("the text is empty" if text == "" else None)
+        if problem is not None:
+            raise ValueError(f"The answer text of row {row}: {problem}.")
+        is_offset = isinstance(start, numbers.Integral) and not isinstance(start, bool)
+        if not is_offset or start < 0 or context[int(start) : int(start) + len(text)] != text:
+            raise ValueError(
+                f"The answer of row {row} is not at character {describe_value(start)} of its "
+                "context."
+            )
+        answers.append(GoldAnswer(text=text, start=int(start)))
+    return tuple(answers)

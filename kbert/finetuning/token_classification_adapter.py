@@ -2,6 +2,8 @@
 
 import numpy as np
 
+from kbert.argument_checks import describe_kind
+from kbert.data.examples import TokenClassificationExample
 from kbert.finetuning.evaluation_predictions import EvaluationPredictions
 from kbert.inference.model_io import softmax
 from kbert.metrics import entity_scores
@@ -11,6 +13,7 @@ from kbert.preprocessing.token_classifier_preprocessor import OUTSIDE_TAG
 from kbert.preprocessing.token_classifier_preprocessor import TokenClassifierPreprocessor
 from kbert.finetuning.fine_tuning_adapter import FineTuningAdapter
 from kbert.finetuning.fine_tuning_adapter import model_limits
+from kbert.finetuning.fine_tuning_adapter import table_label
 from kbert.finetuning.fine_tuning_adapter import predict_features
 from kbert.finetuning.task_specs import task_spec
 
@@ -35,11 +38,32 @@ class TokenClassificationAdapter(FineTuningAdapter):
         self.token_column = token_column
         self.tag_column = tag_column
 
+    example_class = TokenClassificationExample
+
     @property
     def model_class(self):
         from kbert.models.bert_token_classifier import BertTokenClassifier
 
         return BertTokenClassifier
+
+    def table_example(self, values, label, row):
+        words = values["words"]
+        words = words.split() if isinstance(words, str) else list(words)
+        if label is None:
+            raise ValueError(
+                f"Row {row} has no tags: each row needs one tag per word, under 'tags' (or "
+                "'ner_tags')."
+            )
+        tags = label.split() if isinstance(label, str) else label
+        if not isinstance(tags, (list, tuple)) and type(tags).__name__ != "ndarray":
+            raise ValueError(
+                f"The tags of row {row} must be a list of tag strings. Received: "
+                f"{describe_kind(tags)}"
+            )
+        tags = [table_label(tag, row, integers=False) for tag in tags]
+        if len(tags) != len(words):
+            raise ValueError(f"Row {row} has {len(words)} words but {len(tags)} tags.")
+        return TokenClassificationExample(tokens=words, tags=tags, line=row + 1)
 
     def read(self, path):
         from kbert.data import read_conll

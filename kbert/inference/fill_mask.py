@@ -11,6 +11,9 @@ compiled program.
 import numpy as np
 
 from kbert.argument_checks import check_positive_int
+from kbert.argument_checks import check_text
+from kbert.argument_checks import describe_kind
+from kbert.argument_checks import describe_value
 from kbert.inference.model_io import inference_batch_size
 from kbert.inference.model_io import model_buckets
 from kbert.inference.model_io import pad_batch
@@ -117,23 +120,22 @@ def _target_ids(tokenizer, targets):
     if isinstance(targets, str):
         targets = [targets]
     if isinstance(targets, bytes) or not hasattr(targets, "__iter__"):
-        raise ValueError(f"`targets` must be a list of words. Received: targets={targets!r}")
+        raise ValueError(
+            f"`targets` must be a list of words. Received: targets={describe_kind(targets)}"
+        )
     targets = list(targets)
     if not targets:
         raise ValueError("`targets` must name at least one word. Received: targets=[]")
     ids = []
-    for target in targets:
-        if not isinstance(target, str):
-            raise ValueError(
-                f"`targets` must be a list of words. Received: {target!r} of type "
-                f"{type(target).__name__}"
-            )
-        pieces = tokenizer.tokenize(target)
+    for index, target in enumerate(targets):
+        check_text(f"targets[{index}]", target)
+        # Two pieces tell a split word: a long target is tokenized no further.
+        pieces = tokenizer.tokenize_texts([target], max_pieces=2)[0].tokens
         if len(pieces) != 1 or pieces[0] == tokenizer.unk_token:
             raise ValueError(
-                f"Each target must be one token of the vocabulary, but {target!r} "
-                f"tokenizes as {pieces}. A target the tokenizer splits cannot be "
-                f"scored at a single [MASK]. Received: targets={targets}"
+                f"Each target must be one token of the vocabulary, but "
+                f"{describe_value(target)} tokenizes as {pieces}. A target the tokenizer "
+                f"splits cannot be scored at a single [MASK]. Received: targets[{index}]"
             )
         token_id = tokenizer.token_to_id(pieces[0])
         if token_id not in ids:
@@ -147,18 +149,22 @@ def check_masks(tokenizer, texts, encodings):
     for index, (text, encoding) in enumerate(zip(texts, encodings)):
         kept = int(np.count_nonzero(encoding.token_ids == tokenizer.mask_token_id))
         if encoding.truncated:
-            total = tokenizer.tokenize(text).count(mask_token)
-            if total > kept:
+            # A mask is matched as typed, so the masks cut off are those typed after the
+            # last piece kept (the rest of a long text is never tokenized).
+            kept_offsets = encoding.offsets[encoding.sequence_ids == 0]
+            kept_end = int(kept_offsets[-1, 1]) if len(kept_offsets) else 0
+            cut_off = text.count(mask_token, kept_end)
+            if cut_off:
                 raise ValueError(
                     f"Text {index} is longer than the model's limit of {len(encoding)} "
-                    f"tokens and truncating it would cut off {total - kept} of its "
-                    f"{total} {mask_token} tokens. Shorten the text around the masks. "
-                    f"Received: text_or_texts[{index}]={text!r}"
+                    f"tokens and truncating it would cut off {cut_off} of its "
+                    f"{kept + cut_off} {mask_token} tokens. Shorten the text around the "
+                    f"masks. Received: text_or_texts[{index}]={describe_value(text)}"
                 )
         if kept == 0:
             raise ValueError(
                 f"Each text must contain at least one {mask_token} to fill, typed as "
-                f"{mask_token!r}. Received: text_or_texts[{index}]={text!r}"
+                f"{mask_token!r}. Received: text_or_texts[{index}]={describe_value(text)}"
             )
 
 

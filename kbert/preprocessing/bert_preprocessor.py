@@ -3,6 +3,8 @@
 import numpy as np
 
 from kbert.argument_checks import check_positive_int
+from kbert.argument_checks import describe_value
+from kbert.argument_checks import text_problem
 from kbert.preprocessing import data_forms
 from kbert.preprocessing.bucketed_dataset import BucketedDataset
 from kbert.preprocessing.length_buckets import DEFAULT_BATCH_SIZE
@@ -240,7 +242,13 @@ def as_string_list(value, name):
     for index, item in enumerate(values):
         if not isinstance(item, str):
             raise ValueError(
-                f"`{name}` must be a list of strings. Received: {name}[{index}]={item!r}"
+                f"`{name}` must be a list of strings. Received: {name}[{index}]="
+                f"{describe_value(item)}"
+            )
+        problem = text_problem(item)
+        if problem is not None:
+            raise ValueError(
+                f"`{name}` must be a list of texts. Received: {name}[{index}]: {problem}."
             )
     return values
 
@@ -256,12 +264,12 @@ def label_ids(labels, label_names, num_classes, name="y"):
                 raise ValueError(
                     f"`{name}` holds strings, but the model has no `label_names` to look "
                     "them up in: build it with label_names=[...] (or pass class ids). "
-                    f"Received: {name}[{position}]={value!r}"
+                    f"Received: {name}[{position}]={describe_value(value)}"
                 )
             if value not in index:
                 raise ValueError(
-                    f"`{name}[{position}]` is the label {value!r}, which is not one of the "
-                    f"model's label_names {list(label_names)}."
+                    f"`{name}[{position}]` is the label {describe_value(value)}, which is not "
+                    f"one of the model's label_names {list(label_names)}."
                 )
             ids.append(index[value])
         elif isinstance(value, (int, np.integer)) and not isinstance(value, bool):
@@ -274,6 +282,6 @@ def label_ids(labels, label_names, num_classes, name="y"):
         else:
             raise ValueError(
                 f"`{name}` must hold class ids or label strings. "
-                f"Received: {name}[{position}]={value!r}"
+                f"Received: {name}[{position}]={describe_value(value)}"
             )
     return np.asarray(ids, dtype=np.int32)

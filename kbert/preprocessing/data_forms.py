@@ -8,10 +8,14 @@ Python lists as a whole. Neither pandas nor `datasets` is imported: a table is
 recognised by the module its type comes from.
 
 A table that does not fit the task gets a `ValueError` of one sentence that names the
-fields the task expects, never the data itself.
+fields the task expects, never the data itself; a value that is not what its field holds
+(a list where a text belongs, a string no encoding takes) is named by field and row.
 """
 
 from collections.abc import Mapping
+
+from kbert.argument_checks import describe_value
+from kbert.argument_checks import text_problem
 
 # Examples read from a table at once: enough for fast tokenizing, small beside a dataset.
 CHUNK_SIZE = 1024
@@ -76,6 +80,8 @@ def example_chunks(x, y, fields, with_labels=True, chunk_size=None):
         columns = list(x.column_names if kind == "dataset" else x.columns)
     inputs = _input_columns(fields, columns)
     label_column = _label_column(fields, columns, y) if with_labels else None
+    if kind == "frame":
+        _check_unique(columns, list(inputs.values()) + ([label_column] if label_column else []))
     beside = None if not with_labels or y is None or isinstance(y, str) else list(y)
     if beside is not None and len(beside) != len(x):
         raise ValueError(
@@ -95,7 +101,9 @@ def example_chunks(x, y, fields, with_labels=True, chunk_size=None):
         labels = batch[label_column] if label_column else None
         if beside is not None:
             labels = beside[start : start + count]
-        yield {field: list(batch[name]) for field, name in inputs.items()}, labels, count
+        chunk = {field: list(batch[name]) for field, name in inputs.items()}
+        _check_texts(chunk, inputs, fields, start)
+        yield chunk, labels, count
         start += count
 
 
@@ -121,6 +129,40 @@ def _check_table(x):
             f"Expected records, a DataFrame or a datasets.Dataset. Received: {type(x).__name__}"
         )
     return kind
+
+
+def _check_unique(columns, used):
+    """Raises unless each column the task reads is one column (a DataFrame may repeat names)."""
+    for name in used:
+        repeats = sum(1 for column in columns if column == name)
+        if repeats > 1:
+            raise ValueError(
+                f"The DataFrame has {repeats} columns named {name!r}, the field this task "
+                "reads: give each column its own name (or drop the extra ones)."
+            )
+
+
+def _check_texts(chunk, inputs, fields, start):
+    """Raises, naming the field and the row, for an input value that is not text: every
+    input field holds strings, `fields.text_lists` fields lists of strings (or a string)."""
+    for field, values in chunk.items():
+        for offset, value in enumerate(values):
+            problem = _value_problem(value, field in fields.text_lists)
+            if problem is not None:
+                raise ValueError(f"The field {inputs[field]!r}, row {start + offset}: {problem}.")
+
+
+def _value_problem(value, text_list):
+    """Why `value` cannot be the field's value (None when it can)."""
+    if not text_list or isinstance(value, str):
+        return text_problem(value)
+    if not isinstance(value, (list, tuple)) and type(value).__name__ != "ndarray":
+        return f"expected a list of strings, found {describe_value(value)}"
+    for index, item in enumerate(value):
+        problem = text_problem(item)
+        if problem is not None:
+            return f"item {index}: {problem}"
+    return None
 
 
 def _record_columns(records, fields, y, with_labels):

@@ -2,6 +2,7 @@
 
 import numpy as np
 
+from kbert.argument_checks import describe_value
 from kbert.preprocessing.bert_preprocessor import BertPreprocessor
 from kbert.preprocessing.bert_preprocessor import encoded_features
 from kbert.preprocessing.bucketed_dataset import BucketedDataset
@@ -84,7 +85,7 @@ class MaskedLMPreprocessor(BertPreprocessor):
             if not len(found):
                 raise ValueError(
                     f"Text {index} has no {self.tokenizer.mask_token}: `predict` fills the "
-                    f"masks written in the text. Received: {texts[index]!r}"
+                    f"masks written in the text. Received: {describe_value(texts[index])}"
                 )
             positions.append(found)
         return TaskFeatures(

@@ -43,7 +43,9 @@ class MultipleChoicePreprocessor(BertPreprocessor):
     """
 
     input_fields = ("context", "endings")
-    record_fields = RecordFields(inputs=("context", "endings"), labels=("label", "labels"))
+    record_fields = RecordFields(
+        inputs=("context", "endings"), labels=("label", "labels"), text_lists=("endings",)
+    )
 
     def parse_inputs(self, x):
         return parse_choice_inputs(x)

@@ -2,6 +2,7 @@
 
 import numpy as np
 
+from kbert.argument_checks import describe_value
 from kbert.data.qa_windows import char_span_to_token_span
 from kbert.data.qa_windows import make_qa_windows
 from kbert.data.question_windowing import QuestionWindowing
@@ -119,7 +120,9 @@ class QuestionAnswererPreprocessor(BertPreprocessor):
     def _answers(self, y, contexts):
         """`(start_char, end_char)` or None per example."""
         if isinstance(y, (str, dict)) or not hasattr(y, "__iter__"):
-            raise ValueError(f"`y` must hold one answer per question. Received: {y!r}")
+            raise ValueError(
+                f"`y` must hold one answer per question. Received: {describe_value(y)}"
+            )
         y = list(y)
         if len(y) != len(contexts):
             raise ValueError(
@@ -140,7 +143,7 @@ class QuestionAnswererPreprocessor(BertPreprocessor):
             else:
                 raise ValueError(
                     f"`y[{index}]` must be None, {{'text', 'answer_start'}} or "
-                    f"(answer_start, text). Received: {answer!r}"
+                    f"(answer_start, text). Received: {describe_value(answer)}"
                 )
             if (
                 not isinstance(text, str)
@@ -150,8 +153,8 @@ class QuestionAnswererPreprocessor(BertPreprocessor):
                 or context[start : start + len(text)] != text
             ):
                 raise ValueError(
-                    f"`y[{index}]`: the answer {text!r} is not at character {start!r} of its "
-                    "context."
+                    f"`y[{index}]`: the answer {describe_value(text)} is not at character "
+                    f"{describe_value(start)} of its context."
                 )
             spans.append((int(start), int(start) + len(text)))
         return spans

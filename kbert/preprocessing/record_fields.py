@@ -18,6 +18,8 @@ class RecordFields:
             (e.g. Hugging Face's CoNLL sets call the words "tokens").
         labels: the names the labels may go by, the first preferred; empty for tasks
             that learn without labels.
+        text_lists: the input fields whose values are lists of strings (e.g. the words
+            of an example); every other input field holds one string per example.
 
     Example:
 
@@ -30,6 +32,7 @@ class RecordFields:
     optional: tuple = ()
     aliases: tuple = ()
     labels: tuple = ()
+    text_lists: tuple = ()
 
     def names_of(self, field):
         """The names `field` may go by, its canonical name first."""

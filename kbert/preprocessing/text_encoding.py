@@ -2,6 +2,8 @@
 
 import logging
 
+from kbert.argument_checks import describe_kind
+from kbert.argument_checks import text_problem
 from kbert.preprocessing.data_forms import table_columns
 from kbert.preprocessing.data_forms import table_kind
 from kbert.preprocessing.record_fields import RecordFields
@@ -25,7 +27,7 @@ def as_text_list(text_or_texts, name):
     if isinstance(text_or_texts, bytes) or not hasattr(text_or_texts, "__iter__"):
         raise ValueError(
             f"`{name}` must be a string or a list of strings. Received: "
-            f"{name}={text_or_texts!r} of type {type(text_or_texts).__name__}"
+            f"{name}={describe_kind(text_or_texts)}"
         )
     return _checked(list(text_or_texts), name), False
 
@@ -81,10 +83,11 @@ def questions_and_contexts(question, context):
 
 def _checked(texts, name):
     for index, text in enumerate(texts):
-        if not isinstance(text, str):
+        problem = text_problem(text)
+        if problem is not None:
             raise ValueError(
-                f"`{name}` must be a string or a list of strings. Received: "
-                f"{name}[{index}]={text!r} of type {type(text).__name__}"
+                f"`{name}` must be a string or a list of strings. Received: {name}[{index}]: "
+                f"{problem}."
             )
     return texts
 

@@ -4,6 +4,7 @@ import logging
 
 import numpy as np
 
+from kbert.argument_checks import describe_value
 from kbert.preprocessing.bert_preprocessor import BertPreprocessor
 from kbert.preprocessing.bert_preprocessor import as_string_list
 from kbert.preprocessing.bert_preprocessor import checked_labels
@@ -50,7 +51,10 @@ class TokenClassifierPreprocessor(BertPreprocessor):
     input_fields = ("words",)
     # Hugging Face's CoNLL sets name the columns "tokens" and "ner_tags".
     record_fields = RecordFields(
-        inputs=("words",), aliases=(("words", ("tokens",)),), labels=("tags", "ner_tags")
+        inputs=("words",),
+        aliases=(("words", ("tokens",)),),
+        labels=("tags", "ner_tags"),
+        text_lists=("words",),
     )
 
     def __init__(self, tokenizer, sequence_length=None, label_names=None, num_classes=None):
@@ -86,9 +90,11 @@ class TokenClassifierPreprocessor(BertPreprocessor):
             sources: optional descriptions of the examples for warnings ("line 12").
         """
         examples = self.parse(x)["words"]
+        # One piece more than a row holds tells truncation; a long example is not
+        # tokenized beyond it.
+        parts = self.tokenizer.tokenize_words(examples, max_pieces=self.sequence_length - 1)
         encodings = [
-            self.tokenizer.pack_segments(part, max_length=self.sequence_length)
-            for part in self.tokenizer.tokenize_words(examples)
+            self.tokenizer.pack_segments(part, max_length=self.sequence_length) for part in parts
         ]
         tags = None if y is None else self._tag_ids(y, examples)
         labels, word_positions = [], []
@@ -124,7 +130,9 @@ class TokenClassifierPreprocessor(BertPreprocessor):
 
     def _tag_ids(self, y, examples):
         if isinstance(y, (str, bytes)) or not hasattr(y, "__iter__"):
-            raise ValueError(f"`y` must hold one list of tags per example. Received: {y!r}")
+            raise ValueError(
+                f"`y` must hold one list of tags per example. Received: {describe_value(y)}"
+            )
         y = list(y)
         if len(y) != len(examples):
             raise ValueError(

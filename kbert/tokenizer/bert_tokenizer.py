@@ -227,7 +227,9 @@ class BertTokenizer(WordPieceTokenizer):
             truncation: `"longest_first"` removes tokens from the end of the
                 longer part until the result fits (with equal lengths, the
                 first part ends one token shorter, as Hugging Face's fast
-                tokenizers do); `"only_second"` removes tokens from the end of
+                tokenizers do; two texts of over `max_length * 100` characters
+                each, tokenized only as far as truncation needs, count as equally
+                long); `"only_second"` removes tokens from the end of
                 the pair text only, and raises `ValueError` when that is not
                 enough while keeping at least one token of the pair text (as
                 Hugging Face does) or when there is no pair text.
@@ -286,14 +288,16 @@ class BertTokenizer(WordPieceTokenizer):
         if max_length is None:
             max_length = self.max_length
         check_segment_packing(max_length, truncation, is_pair=pairs is not None)
-        parts = self._tokenized(texts + (pairs or []))
+        # Packing keeps `max_length` - 2 pieces (- 3 of a pair): one more tells truncation.
         if pairs is None:
+            parts, _ = self._leading_pieces(texts, max_length - 1)
             return [
                 self._packer.pack_segments(first, None, max_length, truncation) for first in parts
             ]
+        firsts, seconds = self._leading_pair_pieces(texts, pairs, max_length - 2)
         return [
             self._packer.pack_segments(first, second, max_length, truncation)
-            for first, second in zip(parts[: len(texts)], parts[len(texts) :])
+            for first, second in zip(firsts, seconds)
         ]
 
     def pack_segments(self, first, second=None, max_length=None, truncation="longest_first"):

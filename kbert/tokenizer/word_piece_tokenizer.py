@@ -6,7 +6,6 @@ lower-casing and accent stripping). What BERT's inputs add to word pieces (segme
 packing, truncation, padding, the files) is `BertTokenizer`'s.
 """
 
-import numpy as np
 import tokenizers
 from tokenizers import decoders
 from tokenizers import models
@@ -14,11 +13,16 @@ from tokenizers import normalizers
 from tokenizers import pre_tokenizers
 
 from kbert.argument_checks import check_bool
+from kbert.argument_checks import check_positive_int
 from kbert.argument_checks import check_text
 from kbert.argument_checks import check_texts
 from kbert.checkpoints.tokenizer_data import CONTINUING_SUBWORD_PREFIX
 from kbert.checkpoints.tokenizer_data import MAX_INPUT_CHARS_PER_WORD
-from kbert.tokenizer.tokenized_text import TokenizedText
+from kbert.tokenizer.leading_pieces import leading_pair_pieces
+from kbert.tokenizer.leading_pieces import leading_pieces
+from kbert.tokenizer.leading_pieces import leading_word_pieces
+from kbert.tokenizer.leading_pieces import tokenized_text
+from kbert.tokenizer.leading_pieces import whole_word_pieces
 from kbert.tokenizer.vocabulary import Vocabulary
 
 
@@ -68,6 +72,9 @@ class WordPieceTokenizer:
         self._special_token_ids = frozenset(
             self._vocabulary.ids[token] for token in special_tokens.values()
         )
+        # A special token typed in a text is matched in it; a cut closer than this to
+        # one may split it (see `kbert.tokenizer.leading_pieces`).
+        self._special_token_margin = max(len(token) for token in special_tokens.values())
         self._tokenizer = _word_piece_pipeline(
             self._vocabulary.ids,
             self.unk_token,
@@ -138,13 +145,17 @@ class WordPieceTokenizer:
         check_text("text", text)
         return self._tokenizer.encode(text, add_special_tokens=False).tokens
 
-    def tokenize_texts(self, texts):
+    def tokenize_texts(self, texts, max_pieces=None):
         """Splits texts into word pieces with offsets and word ids, for `pack_segments()`.
 
         Word-piece splitting of the whole batch runs in parallel in Rust.
 
         Args:
             texts: a list of strings.
+            max_pieces: None tokenizes every text whole. A number: a text longer than
+                `max_pieces * 100` characters is tokenized only as far as its first
+                `max_pieces` pieces need (whatever its length), and gives exactly those
+                when it has more; other texts come whole.
 
         Returns:
             A list of `TokenizedText`, one per text, without `[CLS]`/`[SEP]`.
@@ -155,9 +166,12 @@ class WordPieceTokenizer:
         >>> tokenizer.pack_segments(question, context[:2]).tokens
         ['[CLS]', 'who', 'sat', '?', '[SEP]', 'the', 'cat', '[SEP]']
         """
-        return self._tokenized(check_texts("texts", texts))
+        texts = check_texts("texts", texts)
+        if max_pieces is None:
+            return self._tokenized(texts)
+        return self._leading_pieces(texts, check_positive_int("max_pieces", max_pieces))[0]
 
-    def tokenize_words(self, examples):
+    def tokenize_words(self, examples, max_pieces=None):
         """Splits texts given as words (as CoNLL files hold them) into word pieces.
 
         As transformers' `is_split_into_words=True`: each given word is
@@ -168,6 +182,9 @@ class WordPieceTokenizer:
 
         Args:
             examples: a list of examples, each a list of word strings.
+            max_pieces: None tokenizes every word. A number: an example longer than
+                `max_pieces * 100` characters is tokenized only as far as its first
+                `max_pieces` pieces need, and gives exactly those when it has more.
 
         Returns:
             A list of `TokenizedText`, one per example.
@@ -186,12 +203,27 @@ class WordPieceTokenizer:
         examples = [
             check_texts(f"examples[{index}]", words) for index, words in enumerate(examples)
         ]
-        return _tokenized_words(self._tokenizer, examples)
+        if max_pieces is None:
+            return whole_word_pieces(self._tokenizer, examples)
+        max_pieces = check_positive_int("max_pieces", max_pieces)
+        return leading_word_pieces(
+            self._tokenizer, examples, max_pieces, self._special_token_margin
+        )
 
     def _tokenized(self, texts):
         """The `TokenizedText` of each text, split in parallel in Rust."""
         encodings = self._tokenizer.encode_batch(texts, add_special_tokens=False)
-        return [_tokenized_text(encoding) for encoding in encodings]
+        return [tokenized_text(encoding) for encoding in encodings]
+
+    def _leading_pieces(self, texts, max_pieces):
+        """`(parts, cut)` of `kbert.tokenizer.leading_pieces.leading_pieces`."""
+        return leading_pieces(self._tokenizer, texts, max_pieces, self._special_token_margin)
+
+    def _leading_pair_pieces(self, texts, pairs, max_pieces):
+        """`(firsts, seconds)` of `kbert.tokenizer.leading_pieces.leading_pair_pieces`."""
+        return leading_pair_pieces(
+            self._tokenizer, texts, pairs, max_pieces, self._special_token_margin
+        )
 
     def decode(self, token_ids, skip_special_tokens=True):
         """Turns ids back into text, joining `##` pieces to their words.
@@ -256,34 +288,3 @@ def _word_piece_pipeline(token_ids, unk_token, special_tokens, normalization):
         [tokenizers.AddedToken(token, special=True, normalized=False) for token in special_tokens]
     )
     return tokenizer
-
-
-def _tokenized_words(pipeline, examples):
-    """The `TokenizedText` of each example given as words, offsets into the words
-    joined with single spaces (see `BertTokenizer.tokenize_words`)."""
-    encodings = pipeline.encode_batch(examples, is_pretokenized=True, add_special_tokens=False)
-    parts = []
-    for words, encoding in zip(examples, encodings):
-        # Word i starts after the previous words and one space after each.
-        lengths = np.array([len(word) for word in words], dtype=np.int32)
-        word_starts = np.concatenate([[0], np.cumsum(lengths + 1)[:-1]]).astype(np.int32)
-        parts.append(_tokenized_text(encoding, word_starts))
-    return parts
-
-
-def _tokenized_text(encoding, word_starts=None):
-    """A Rust encoding made without special tokens, as a `TokenizedText`.
-
-    `word_starts`: for pre-split words, where each word starts in the words
-    joined with spaces; Rust's offsets are then within each word.
-    """
-    offsets = np.asarray(encoding.offsets, dtype=np.int32).reshape(-1, 2)
-    word_ids = np.asarray(encoding.word_ids, dtype=np.int32)
-    if word_starts is not None:
-        offsets = offsets + word_starts[word_ids][:, None]
-    return TokenizedText(
-        token_ids=np.asarray(encoding.ids, dtype=np.int32),
-        offsets=offsets,
-        word_ids=word_ids,
-        tokens=encoding.tokens,
-    )
