@@ -143,8 +143,14 @@ def test_tag_labels_words_by_their_first_sub_word(tagger, tokenizer, monkeypatch
 
 def test_tag_bad_input(tagger, backbone, tokenizer, caplog):
     text = "the cat sat on the mat . " * 10
+    # A head that tags every word B-LOC: spans whatever the random weights before it.
+    tags_every_word = BertTokenClassifier(backbone, label_names=BIO)
+    tags_every_word.tokenizer = tokenizer
+    head = tags_every_word.get_layer("token_classifier_head")
+    kernel, bias = head.get_weights()
+    head.set_weights([np.zeros_like(kernel), np.eye(len(BIO), dtype=bias.dtype)[1] * 10])
     with caplog.at_level(logging.WARNING, logger="kbert.inference"):
-        spans = tagger.tag(text)
+        spans = tags_every_word.tag(text)
     assert "truncated" in caplog.text
     kept = tokenizer.encode(text, max_length=32).offsets[-2, 1]
     assert spans and all(span.end <= kept for span in spans)
