@@ -95,7 +95,7 @@ class FineTuningSetupController(QObject):
             self._show_devices()
         self._show_source(context.models.source)
         self.set_task("classification")
-        # Keras-free and quick (kbert's config dataclass and its docstring), so filled in
+        # Keras-free and quick (kbert's config dataclass and its fields' help), so filled in
         # on the UI thread as soon as the tab is wired up, not by a worker that waits in
         # the inference queue behind a model load.
         QTimer.singleShot(0, self, lambda: self._set_config_description(describe_config()))

@@ -1,8 +1,6 @@
 """The settings of a fine-tuning run: `kbert.finetuning.FineTuningConfig` as a form."""
 
 import dataclasses
-import inspect
-import re
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QValidator
@@ -44,39 +42,20 @@ def describe_config(config_class=None):
     """`{"defaults", "descriptions", "precisions"}` of `FineTuningConfig` (or `config_class`).
 
     Keras-free (the config and the precisions import no Keras), so the form fills in
-    while Keras still loads, on the UI thread. The descriptions are the
-    "Args:" entries of the class docstring, one paragraph per field.
+    while Keras still loads, on the UI thread. The descriptions are the fields' help
+    (`kbert.training.settings`), the text `kbert finetune --help` shows too.
     """
     from kbert.training.precisions import PRECISIONS
+    from kbert.training.settings import setting_help
     from kbert.finetuning import FineTuningConfig
 
     config_class = FineTuningConfig if config_class is None else config_class
     defaults = {field.name: field.default for field in dataclasses.fields(config_class)}
     return {
         "defaults": defaults,
-        "descriptions": _argument_descriptions(inspect.getdoc(config_class) or ""),
+        "descriptions": setting_help(config_class),
         "precisions": tuple(PRECISIONS),
     }
-
-
-def _argument_descriptions(docstring):
-    """`{name: text}` from the "Args:" section of a Google-style docstring."""
-    descriptions, name, in_args = {}, None, False
-    for line in docstring.splitlines():
-        if line.strip() == "Args:":
-            in_args = True
-            continue
-        if not in_args:
-            continue
-        if line and not line.startswith(" "):
-            break
-        entry = re.match(r"^ {4}(\w+): ?(.*)$", line)
-        if entry:
-            name = entry.group(1)
-            descriptions[name] = entry.group(2).strip()
-        elif name and line.strip():
-            descriptions[name] += " " + line.strip()
-    return descriptions
 
 
 class _WheelWhenFocused:
@@ -142,7 +121,7 @@ class HyperparameterForm(QWidget):
 
     The form is built empty-valued and disabled; `set_config_description` (with the
     result of `describe_config`, called on the UI thread once the tab is wired up) fills
-    in the defaults and puts each field's docstring entry in its tooltip. The less
+    in the defaults and puts each field's help in its tooltip. The less
     common fields sit in a collapsible "Advanced" section.
 
     `values()` returns keyword arguments for `FineTuningConfig(...)` (None where a

@@ -3,6 +3,7 @@
 The task arguments it shares with `kbert evaluate` are in `kbert.commands.task_arguments`.
 """
 
+import dataclasses
 import json
 import signal
 import sys
@@ -10,20 +11,24 @@ import sys
 from kbert.commands import EXIT_OK
 from kbert.commands import MODEL_HELP
 from kbert.commands.search_report import format_trial
+from kbert.commands.config_arguments import add_config_arguments
+from kbert.commands.config_arguments import config_from_arguments
 from kbert.commands.task_arguments import add_task_arguments
 from kbert.commands.task_arguments import task_from_arguments
 from kbert.commands.search_report import add_search_arguments
 from kbert.commands.search_report import print_search_result
 from kbert.commands.training_progress import TrainingProgressBar
 from kbert.commands.training_progress import format_value
+from kbert.finetuning.fine_tuning_config import FineTuningConfig
 from kbert.finetuning.task_specs import TASK_SPECS
-from kbert.preprocessing.length_buckets import DEFAULT_BATCH_SIZE
-from kbert.training.adam_epsilon import EPSILON_STYLES
-from kbert.training.precisions import PRECISIONS
-from kbert.training.precisions import PRECISION_HELP
 
 # Exit status of a run stopped by Ctrl-C (after writing its checkpoint), as shells use.
 EXIT_CANCELLED = 130
+
+# The settings in the "training" group: all but max_length, a task argument.
+_TRAINING_FIELDS = tuple(
+    field.name for field in dataclasses.fields(FineTuningConfig) if field.name != "max_length"
+)
 
 
 def add_parser(subparsers):
@@ -51,86 +56,14 @@ def add_parser(subparsers):
         "--output", required=True, metavar="DIR", help="folder for the model and the checkpoint"
     )
     training = parser.add_argument_group("training")
-    training.add_argument("--epochs", type=int, default=3, metavar="N", help="default: 3")
-    training.add_argument(
-        "--batch-size",
-        type=int,
-        default=DEFAULT_BATCH_SIZE,
-        metavar="N",
-        help=f"default: {DEFAULT_BATCH_SIZE}",
-    )
-    training.add_argument(
-        "--learning-rate",
-        type=float,
-        default=5e-5,
-        metavar="LR",
-        help="peak learning rate (default: 5e-5)",
-    )
-    training.add_argument(
-        "--warmup-ratio",
-        type=float,
-        default=0.1,
-        metavar="R",
-        help="share of linear warm-up (default: 0.1)",
-    )
-    training.add_argument(
-        "--weight-decay",
-        type=float,
-        default=0.01,
-        metavar="W",
-        help="AdamW weight decay (default: 0.01)",
-    )
-    training.add_argument(
-        "--gradient-accumulation",
-        type=int,
-        default=1,
-        metavar="N",
-        help="batches per optimiser update (default: 1)",
-    )
-    training.add_argument(
-        "--clip-norm",
-        type=float,
-        default=1.0,
-        metavar="X",
-        help="clip the global gradient norm to X; 0 turns clipping off (default: 1.0)",
-    )
-    training.add_argument(
-        "--adam-epsilon-style",
-        choices=EPSILON_STYLES,
-        default="keras",
-        help="where AdamW adds epsilon: 'keras' (before the bias correction) or 'torch' "
-        "(after it, as transformers' Trainer does) (default: keras)",
-    )
-    training.add_argument(
-        "--precision",
-        choices=PRECISIONS,
-        default="auto",
-        help=PRECISION_HELP,
-    )
-    training.add_argument(
-        "--patience", type=int, metavar="N", help="stop after N epochs without a better score"
-    )
+    add_config_arguments(training, FineTuningConfig, fields=_TRAINING_FIELDS)
     training.add_argument(
         "--metric",
         choices=("accuracy", "macro_f1", "matthews_corrcoef"),
         help="(pair-)classification score that picks the best model (default: accuracy)",
     )
-    training.add_argument("--seed", type=int, default=0, metavar="N", help="default: 0")
-    training.add_argument(
-        "--checkpoint-every",
-        type=int,
-        default=500,
-        metavar="N",
-        help="write a training checkpoint every N batches, besides every epoch (default: 500)",
-    )
     training.add_argument(
         "--resume", action="store_true", help="continue the run whose checkpoint is in --output"
-    )
-    training.add_argument(
-        "--data-parallel",
-        action="store_true",
-        help="replicate the model on every local device and split each batch between them "
-        "(JAX: keras.distribution; TensorFlow: MirroredStrategy over its GPUs)",
     )
     training.add_argument(
         "--distributed",
@@ -166,7 +99,6 @@ def _cancel_on_interrupt(token):
 
 def run(args):
     from kbert.training.cancellation_token import CancellationToken
-    from kbert.finetuning import FineTuningConfig
     from kbert.training import ProgressEvents
     from kbert.training.distribution import initialize_distributed
     from kbert.training.optimization import describe_precision
@@ -177,21 +109,8 @@ def run(args):
             "--distributed (each trial may use --data-parallel)."
         )
     distributed = initialize_distributed(True if args.distributed else None)
-    config = FineTuningConfig(
-        epochs=args.epochs,
-        batch_size=args.batch_size,
-        learning_rate=args.learning_rate,
-        warmup_ratio=args.warmup_ratio,
-        weight_decay=args.weight_decay,
-        gradient_accumulation_steps=args.gradient_accumulation,
-        clip_norm=args.clip_norm or None,
-        adam_epsilon_style=args.adam_epsilon_style,
-        precision=args.precision,
-        max_length=args.max_length,
-        patience=args.patience,
-        seed=args.seed,
-        checkpoint_every=args.checkpoint_every,
-        data_parallel=args.data_parallel or distributed,
+    config = config_from_arguments(
+        FineTuningConfig, args, data_parallel=args.data_parallel or distributed
     )
     print(f"precision: {describe_precision(config.precision)}", file=sys.stderr)
     token = CancellationToken()

@@ -5,15 +5,13 @@ import sys
 
 from kbert.commands import EXIT_ERROR, EXIT_OK
 from kbert.commands import MODEL_HELP
+from kbert.commands.config_arguments import add_config_arguments
+from kbert.commands.config_arguments import config_from_arguments
 
-# Shared with the sibling commands rather than copied: create-pretraining-data's
-# numeric options and finetune's Ctrl-C handling (first stops cleanly, second aborts).
-from kbert.commands.create_pretraining_data import _add_number
+# Shared with finetune rather than copied: Ctrl-C first stops cleanly, then aborts.
 from kbert.commands.finetune import _cancel_on_interrupt
 from kbert.commands.training_progress import TrainingProgressBar
-from kbert.preprocessing.length_buckets import DEFAULT_BATCH_SIZE
-from kbert.training.precisions import PRECISIONS
-from kbert.training.precisions import PRECISION_HELP
+from kbert.pretraining.pretraining_config import PretrainingConfig
 
 SIZES = ("tiny", "mini", "small", "medium", "base", "large")
 
@@ -64,70 +62,10 @@ def add_parser(subparsers):
         "model, as the Cramming recipe found; the saved model keeps it, so set it again "
         "for fine-tuning if wanted",
     )
-    _add_number(
-        parser,
-        "--batch-size",
-        int,
-        DEFAULT_BATCH_SIZE,
-        "instances per batch, all devices together",
-    )
-    _add_number(parser, "--steps", int, 1000, "optimiser updates")
-    _add_number(parser, "--learning-rate", float, 1e-4, "peak learning rate")
-    _add_number(parser, "--warmup-steps", int, 100, "updates of linear warm-up")
-    parser.add_argument(
-        "--optimizer",
-        choices=("adamw", "lamb"),
-        default="adamw",
-        help="(default: adamw)",
-    )
-    _add_number(parser, "--weight-decay", float, 0.01, "decoupled weight decay")
-    _add_number(
-        parser, "--gradient-accumulation", int, 1, "batches per optimiser update"
-    )
-    parser.add_argument(
-        "--precision",
-        choices=PRECISIONS,
-        default="auto",
-        help=PRECISION_HELP,
-    )
-    _add_number(
-        parser, "--checkpoint-every", int, 1000, "batches between training checkpoints"
-    )
-    parser.add_argument(
-        "--resume", action="store_true", help="continue the run in --output"
-    )
-    parser.add_argument(
-        "--dynamic-masking",
-        action="store_true",
-        help="mask afresh inside every training step (needed for unmasked shards; "
-        "masked shards keep their stored masks)",
-    )
-    _add_number(
-        parser,
-        "--max-predictions-per-seq",
-        int,
-        20,
-        "with --dynamic-masking: P, the most predictions per row (packed or not)",
-    )
-    parser.add_argument(
-        "--pack-sequences",
-        action="store_true",
-        help="pack several instances into each row (MLPerf's BERT packing): attention "
-        "stays within each instance, positions restart, one next-sentence prediction "
-        "per instance; --batch-size then counts rows. The fill factor (share of real "
-        "tokens) before and after packing is printed when the run starts",
-    )
-    _add_number(
-        parser,
-        "--max-sequences-per-row",
-        int,
-        3,
-        "with --pack-sequences: the most instances in one row",
-    )
-    parser.add_argument(
-        "--data-parallel", action="store_true", help="replicate over every local device"
-    )
-    parser.add_argument(
+    training = parser.add_argument_group("training")
+    add_config_arguments(training, PretrainingConfig)
+    training.add_argument("--resume", action="store_true", help="continue the run in --output")
+    training.add_argument(
         "--distributed",
         action="store_true",
         help="JAX: join a multi-process run (implies --data-parallel); every process runs "
@@ -135,7 +73,6 @@ def add_parser(subparsers):
         "KERAS_DISTRIBUTION_NUM_PROCESSES and KERAS_DISTRIBUTION_PROCESS_ID set, or "
         "inside a cluster JAX detects (SLURM, Open MPI, Cloud TPU)",
     )
-    _add_number(parser, "--seed", int, 12345, "random seed")
     parser.add_argument(
         "--json", action="store_true", help="print the report as one JSON line"
     )
@@ -149,7 +86,6 @@ def run(args):
     from kbert.commands.inference_inputs import print_json
     from kbert.architecture.bert_config import BertConfig
     from kbert.training.distribution import initialize_distributed
-    from kbert.pretraining.pretraining_config import PretrainingConfig
     from kbert.pretraining.pretraining_loop import PretrainingLoop
     from kbert.training import ProgressEvents
     from kbert.training.cancellation_token import CancellationToken
@@ -167,22 +103,8 @@ def run(args):
             "--vocab goes with --size; --init-from uses the preset's vocabulary."
         )
     distributed = initialize_distributed(True if args.distributed else None)
-    config = PretrainingConfig(
-        batch_size=args.batch_size,
-        steps=args.steps,
-        learning_rate=args.learning_rate,
-        warmup_steps=args.warmup_steps,
-        optimizer=args.optimizer,
-        weight_decay=args.weight_decay,
-        gradient_accumulation_steps=args.gradient_accumulation,
-        precision=args.precision,
-        checkpoint_every=args.checkpoint_every,
-        dynamic_masking=args.dynamic_masking,
-        max_predictions_per_seq=args.max_predictions_per_seq,
-        pack_sequences=args.pack_sequences,
-        max_sequences_per_row=args.max_sequences_per_row,
-        data_parallel=args.data_parallel or distributed,
-        seed=args.seed,
+    config = config_from_arguments(
+        PretrainingConfig, args, data_parallel=args.data_parallel or distributed
     )
     print(f"precision: {describe_precision(config.precision)}", file=sys.stderr)
     model_source = {"init_from": args.init_from}

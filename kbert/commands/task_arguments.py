@@ -1,6 +1,8 @@
 """The task arguments of `kbert finetune` and `kbert evaluate`: `--task` and how to read its data."""
 
+from kbert.commands.config_arguments import add_config_arguments
 from kbert.data.question_windowing import QuestionWindowing
+from kbert.finetuning.fine_tuning_config import FineTuningConfig
 from kbert.finetuning.task_specs import TASK_NAMES
 
 
@@ -61,14 +63,7 @@ def add_task_arguments(parser):
         help="qa: context tokens between the starts of consecutive windows "
         f"(default: {QuestionWindowing().doc_stride})",
     )
-    data.add_argument(
-        "--max-length",
-        type=int,
-        metavar="N",
-        help="longest input in tokens (default: the model's limit); longer texts are "
-        "truncated with a warning, QA contexts are split into windows",
-    )
-
+    add_config_arguments(data, FineTuningConfig, fields=("max_length",))
 
 def _column(value):
     return int(value) if value is not None and value.isdigit() else value

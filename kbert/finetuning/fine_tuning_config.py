@@ -5,58 +5,83 @@ import dataclasses
 from kbert.argument_checks import check_positive_int
 from kbert.preprocessing.length_buckets import DEFAULT_BATCH_SIZE
 from kbert.training.adam_epsilon import EPSILON_STYLES
+from kbert.training.precisions import PRECISION_HELP
 from kbert.training.precisions import PRECISIONS
+from kbert.training.settings import document_settings
+from kbert.training.settings import setting
 
 # Settings that may change when a run is resumed: they do not affect the weights.
 # (The device count changes only the order of floating-point sums.)
 RESUMABLE_CHANGES = ("checkpoint_every", "eval_batch_size", "data_parallel")
 
 
+@document_settings
 @dataclasses.dataclass(frozen=True)
 class FineTuningConfig:
     """Hyperparameters of `FineTuner`; the defaults are BERT's GLUE recipe.
 
-    Args:
-        epochs: passes over the training data.
-        batch_size: examples per batch (per optimiser update without accumulation).
-        learning_rate: peak learning rate of AdamW.
-        warmup_ratio: fraction of the updates with a linearly rising rate.
-        weight_decay: AdamW's decoupled weight decay (not on LayerNorm or biases).
-        gradient_accumulation_steps: batches whose gradients are averaged per update,
-            for an effective batch `batch_size * gradient_accumulation_steps`.
-        clip_norm: the global gradient norm is clipped to this (None: no clipping).
-        adam_epsilon_style: where AdamW adds epsilon: "keras" (to sqrt(v), before the
-            bias correction) or "torch" (after it, as transformers' Trainer does; a
-            Trainer recipe then reproduces step for step).
-        precision: "auto" (mixed_bfloat16 on a GPU or TPU, float32 on a CPU),
-            "float32", "mixed_float16" (with loss scaling) or "mixed_bfloat16".
-        max_length: longest input in tokens; None for the model's limit. Longer
-            texts are truncated with a warning; QA contexts are windowed instead.
-        patience: stop after this many epochs without a better evaluation score
-            (None: never stop early). Needs evaluation data.
-        seed: seeds the initialisation of new heads, dropout and the data order.
-        checkpoint_every: write a training checkpoint every this many batches (and
-            at every epoch end); None for epoch ends only.
-        eval_batch_size: examples (QA: windows) per forward pass in evaluation.
-        data_parallel: replicate the model on every local device and split each batch
-            between them (`kbert.training.distribution.data_parallel`).
+    Each field's help is in its metadata (`kbert.training.settings`), read by
+    `kbert finetune`, the app's form and the "Args:" section below.
     """
 
-    epochs: int = 3
-    batch_size: int = DEFAULT_BATCH_SIZE
-    learning_rate: float = 5e-5
-    warmup_ratio: float = 0.1
-    weight_decay: float = 0.01
-    gradient_accumulation_steps: int = 1
-    clip_norm: float = 1.0
-    adam_epsilon_style: str = "keras"
-    precision: str = "auto"
-    max_length: int = None
-    patience: int = None
-    seed: int = 0
-    checkpoint_every: int = 500
-    eval_batch_size: int = 64
-    data_parallel: bool = False
+    epochs: int = setting(3, "passes over the training data.")
+    batch_size: int = setting(
+        DEFAULT_BATCH_SIZE,
+        "examples per batch; per optimiser update without gradient accumulation.",
+    )
+    learning_rate: float = setting(5e-5, "peak learning rate of AdamW.", metavar="LR")
+    warmup_ratio: float = setting(
+        0.1, "share of the updates with a linearly rising learning rate.", metavar="R"
+    )
+    weight_decay: float = setting(
+        0.01, "AdamW's decoupled weight decay, not on LayerNorm or biases.", metavar="W"
+    )
+    gradient_accumulation_steps: int = setting(
+        1,
+        "batches whose gradients are averaged per optimiser update; the effective batch "
+        "is the batch size times this.",
+        flag="--gradient-accumulation",
+    )
+    clip_norm: float = setting(
+        1.0,
+        "the global gradient norm is clipped to this; 0 turns clipping off (None in the "
+        "config itself).",
+        zero_is_none=True,
+    )
+    adam_epsilon_style: str = setting(
+        "keras",
+        "where AdamW adds epsilon: 'keras' (to sqrt(v), before the bias correction) or "
+        "'torch' (after it, as transformers' Trainer does; a Trainer recipe then "
+        "reproduces step for step).",
+        choices=EPSILON_STYLES,
+    )
+    precision: str = setting("auto", PRECISION_HELP, choices=PRECISIONS)
+    max_length: int = setting(
+        None,
+        "longest input in tokens. Longer texts are truncated with a warning; QA contexts "
+        "are split into windows instead.",
+        none="the model's limit",
+    )
+    patience: int = setting(
+        None,
+        "stop after this many epochs without a better evaluation score (needs evaluation "
+        "data).",
+        none="never stop early",
+    )
+    seed: int = setting(0, "seeds the initialisation of new heads, dropout and the data order.")
+    checkpoint_every: int = setting(
+        500,
+        "write a training checkpoint every this many batches, besides every epoch end "
+        "(None: epoch ends only).",
+    )
+    eval_batch_size: int = setting(
+        64, "examples (QA: windows) per forward pass in evaluation."
+    )
+    data_parallel: bool = setting(
+        False,
+        "replicate the model on every local device and split each batch between them "
+        "(JAX: keras.distribution; TensorFlow: MirroredStrategy over its GPUs).",
+    )
 
     def __post_init__(self):
         for name in ("epochs", "batch_size", "gradient_accumulation_steps", "eval_batch_size"):

@@ -4,7 +4,10 @@ import dataclasses
 
 from kbert.argument_checks import check_bool, check_fraction, check_integer
 from kbert.preprocessing.length_buckets import DEFAULT_BATCH_SIZE
+from kbert.training.precisions import PRECISION_HELP
 from kbert.training.precisions import PRECISIONS
+from kbert.training.settings import document_settings
+from kbert.training.settings import setting
 
 OPTIMIZERS = ("adamw", "lamb")
 
@@ -12,61 +15,89 @@ OPTIMIZERS = ("adamw", "lamb")
 RESUMABLE_CHANGES = ("checkpoint_every", "eval_batch_size")
 
 
+@document_settings
 @dataclasses.dataclass(frozen=True)
 class PretrainingConfig:
     """How `PretrainingLoop` trains.
 
-    Args:
-        batch_size: instances per batch, across all devices (the global batch).
-        steps: optimiser updates in the whole run. Each takes
-            `gradient_accumulation_steps` batches.
-        learning_rate: the peak learning rate. BERT used 1e-4 with Adam at batch
-            256; LAMB tolerates larger ones (You et al., 2019).
-        warmup_steps: updates of linear warm-up; the rate then decays linearly to 0.
-        optimizer: "adamw" or "lamb" (`keras.optimizers.Lamb`).
-        weight_decay: decoupled weight decay; LayerNorm parameters and biases have none.
-        clip_norm: clip of the global gradient norm (BERT's 1.0), None for none.
-        gradient_accumulation_steps: batches averaged per update.
-        precision: "auto" (mixed_bfloat16 on a GPU or TPU, float32 on a CPU),
-            "float32", "mixed_float16" or "mixed_bfloat16".
-        checkpoint_every: write a training checkpoint every this many batches
-            (None: only at the end and on cancellation).
-        dynamic_masking: mask inside the compiled step (data made with
-            `--dynamic-masking` needs it; masked data keeps its stored masks, with
-            a warning).
-        masked_lm_prob: with dynamic masking, the fraction of tokens predicted.
-        max_predictions_per_seq: with dynamic masking, `P`, the predictions per row
-            (a packed row is masked as one sequence: `round(masked_lm_prob * n)` of
-            its `n` maskable tokens, at most `P`).
-        pack_sequences: pack several instances into each row (`PackedShardReader`):
-            `batch_size` then counts rows, and the real tokens per batch grow by the
-            ratio of the fill factors. The held-out evaluation reads instances unpacked.
-        max_sequences_per_row: with `pack_sequences`, the most instances in one row.
-        data_parallel: replicate the model over every local device (see
-            `kbert.training.distribution`).
-        eval_batch_size: batch size of the final evaluation (at most the number
-            of evaluation instances, rounded down to a multiple of the replicas).
-        seed: seeds initialisation, data order, dropout and masking.
+    Each field's help is in its metadata (`kbert.training.settings`), read by
+    `kbert pretrain` and the "Args:" section below.
     """
 
-    batch_size: int = DEFAULT_BATCH_SIZE
-    steps: int = 1000
-    learning_rate: float = 1e-4
-    warmup_steps: int = 100
-    optimizer: str = "adamw"
-    weight_decay: float = 0.01
-    clip_norm: float = 1.0
-    gradient_accumulation_steps: int = 1
-    precision: str = "auto"
-    checkpoint_every: int = 1000
-    dynamic_masking: bool = False
-    masked_lm_prob: float = 0.15
-    max_predictions_per_seq: int = 20
-    pack_sequences: bool = False
-    max_sequences_per_row: int = 3
-    data_parallel: bool = False
-    eval_batch_size: int = 64
-    seed: int = 12345
+    batch_size: int = setting(
+        DEFAULT_BATCH_SIZE, "instances per batch, all devices together: the global batch."
+    )
+    steps: int = setting(
+        1000,
+        "optimiser updates in the whole run; each takes as many batches as the gradient "
+        "accumulation.",
+    )
+    learning_rate: float = setting(
+        1e-4,
+        "peak learning rate. BERT used 1e-4 with Adam at batch 256; LAMB tolerates larger "
+        "ones (You et al., 2019).",
+        metavar="LR",
+    )
+    warmup_steps: int = setting(
+        100, "updates of linear warm-up; the rate then decays linearly to 0."
+    )
+    optimizer: str = setting(
+        "adamw", "adamw, or lamb (keras.optimizers.Lamb).", choices=OPTIMIZERS
+    )
+    weight_decay: float = setting(
+        0.01, "decoupled weight decay; LayerNorm parameters and biases have none.", metavar="W"
+    )
+    clip_norm: float = setting(
+        1.0,
+        "the global gradient norm is clipped to this (BERT's 1.0); 0 turns clipping off "
+        "(None in the config itself).",
+        zero_is_none=True,
+    )
+    gradient_accumulation_steps: int = setting(
+        1, "batches averaged per optimiser update.", flag="--gradient-accumulation"
+    )
+    precision: str = setting("auto", PRECISION_HELP, choices=PRECISIONS)
+    checkpoint_every: int = setting(
+        1000,
+        "batches between training checkpoints (None: only at the end and on cancellation).",
+    )
+    dynamic_masking: bool = setting(
+        False,
+        "mask afresh inside every training step (needed for unmasked shards, made with "
+        "create-pretraining-data --dynamic-masking; masked shards keep their stored "
+        "masks, with a warning).",
+    )
+    masked_lm_prob: float = setting(
+        0.15, "with dynamic masking: the fraction of tokens predicted.", metavar="P"
+    )
+    max_predictions_per_seq: int = setting(
+        20,
+        "with dynamic masking: P, the most predictions per row (a packed row is masked as "
+        "one sequence: round(masked_lm_prob * n) of its n maskable tokens, at most P).",
+        metavar="P",
+    )
+    pack_sequences: bool = setting(
+        False,
+        "pack several instances into each row (MLPerf's BERT packing): attention stays "
+        "within each instance, positions restart, one next-sentence prediction per "
+        "instance; the batch size then counts rows. The fill factor (share of real tokens) "
+        "before and after packing is printed when the run starts; the held-out "
+        "evaluation reads instances unpacked.",
+    )
+    max_sequences_per_row: int = setting(
+        3, "with sequence packing: the most instances in one row."
+    )
+    data_parallel: bool = setting(
+        False,
+        "replicate the model over every local device and split each batch between them "
+        "(kbert.training.distribution).",
+    )
+    eval_batch_size: int = setting(
+        64,
+        "batch size of the final evaluation (at most the number of evaluation instances, "
+        "rounded down to a multiple of the replicas).",
+    )
+    seed: int = setting(12345, "seeds initialisation, data order, dropout and masking.")
 
     def __post_init__(self):
         for name, minimum in (

@@ -3,4 +3,6 @@
 # "auto" is mixed_bfloat16 on a GPU or TPU and float32 on a CPU
 # (`kbert.training.optimization.resolve_precision`).
 PRECISIONS = ("auto", "float32", "mixed_float16", "mixed_bfloat16")
-PRECISION_HELP = "auto: mixed_bfloat16 on a GPU or TPU, float32 on a CPU (default: auto)"
+PRECISION_HELP = (
+    "auto: mixed_bfloat16 on a GPU or TPU, float32 on a CPU; mixed_float16 scales the loss."
+)
