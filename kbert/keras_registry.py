@@ -74,10 +74,24 @@ def _stand_in(class_name, module_name):
         {
             "__doc__": f"Stands in for {module_name}.{class_name} until that module loads.",
             "__module__": __name__,
+            "stands_in_for": (module_name, class_name),
             "from_config": classmethod(from_config),
             "get_config": get_config,
         },
     )
+
+
+def registered_object(registered_name):
+    """`keras.saving.get_registered_object(registered_name)`, a stand-in replaced by the
+    real class (its module imported): what kbert's loaders check and build."""
+    import keras
+
+    found = keras.saving.get_registered_object(registered_name)
+    stands_in_for = getattr(found, "stands_in_for", None)
+    if isinstance(found, type) and found.__module__ == __name__ and stands_in_for:
+        module_name, class_name = stands_in_for
+        return getattr(importlib.import_module(module_name), class_name)
+    return found
 
 
 def register_stand_ins():

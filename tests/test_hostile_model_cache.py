@@ -207,3 +207,28 @@ def test_a_cache_entry_planted_as_a_link_is_removed_not_followed(tmp_path, caplo
     assert sorted(path.name for path in outside.parent.iterdir()) == ["preset"]  # no lock
     assert (outside / "config.json").read_text(encoding="utf-8") == "{}"
     assert "Removing" in caplog.text
+
+
+def test_what_killed_writers_left_beside_an_entry_goes_on_the_next_use(tmp_path, victim_text="x"):
+    from kbert.checkpoints.cache_entry import fill_cache_entry
+    from kbert.files import OutputLock
+
+    cache = tmp_path / "converted"
+    cache.mkdir()
+    dead = 2**22 + 12345  # above Linux's default pid_max: no process has it
+    (cache / ".other.lock").write_text(f"{dead}\n")  # nobody holds it
+    (cache / f".other.tmp-{dead}-0a1b2c3d").write_text("half a file")
+    (cache / f".other.tmp-{dead}-1a2b3c4d").mkdir()  # a staging folder
+    (cache / f".live.tmp-{os.getpid()}-5e6f7a8b").write_text("being written")
+    held = OutputLock(cache / "held")
+    held.acquire()
+    outside = tmp_path / "outside.txt"
+    outside.write_text(victim_text)
+    (cache / ".planted.lock").symlink_to(outside)
+    try:
+        fill_cache_entry(cache / "entry", lambda folder: folder.mkdir())
+        left = sorted(path.name for path in cache.iterdir())
+    finally:
+        held.release()
+    assert left == [".held.lock", f".live.tmp-{os.getpid()}-5e6f7a8b", ".planted.lock", "entry"]
+    assert outside.read_text() == victim_text

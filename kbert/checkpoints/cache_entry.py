@@ -13,10 +13,12 @@ are filled the same way.
 
 import logging
 import os
+import pathlib
 import time
 
 from kbert.checkpoints.kbert_preset import is_kbert_preset
 from kbert.files.interrupted_saves import recover_interrupted_save
+from kbert.files.interrupted_saves import remove_stale_leftovers
 from kbert.files.output_lock import OutputLock
 from kbert.files.output_locked_error import OutputLockedError
 
@@ -50,6 +52,7 @@ def fill_cache_entry(entry, write, wait_seconds=WAIT_SECONDS, is_complete=is_kbe
             its process id.
     """
     _remove_planted_link(entry)
+    remove_stale_leftovers(pathlib.Path(entry).parent)
     lock = OutputLock(entry)
     started = time.monotonic()
     told = False

@@ -44,6 +44,7 @@ from kbert.files.bounded_reader import read_json
 from kbert.files.load_budget import check_load_budget
 from kbert.files.load_budget import check_stored_bytes
 from kbert.files.load_budget import stored_bytes
+from kbert.keras_registry import registered_object
 
 ARCHIVE_SUFFIX = ".keras"
 CONFIG_MEMBER = "config.json"
@@ -230,9 +231,8 @@ def _checked_config(path, folder):
         _refuse(path, f"{CONFIG_MEMBER} does not describe a registered Keras model")
     if _names_code(config):
         _refuse(path, f"{CONFIG_MEMBER} holds a Python lambda (code), which kbert never runs")
-    import keras
 
-    model_class = keras.saving.get_registered_object(config["registered_name"])
+    model_class = registered_object(config["registered_name"])
     if model_class is None or not hasattr(model_class, "to_checkpoint_data"):
         _refuse(
             path,

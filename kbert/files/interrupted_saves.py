@@ -6,6 +6,7 @@ any save to it that a crash interrupted (`recover_interrupted_save`), so a folde
 always found as it was before or after the last save, never half-written.
 """
 
+import contextlib
 import logging
 import os
 import pathlib
@@ -13,7 +14,9 @@ import re
 import shutil
 import time
 
+from kbert.files.output_lock import LOCK_SUFFIX
 from kbert.files.output_lock import OutputLock
+from kbert.files.output_lock import remove_stale_lock
 from kbert.files.process_liveness import process_is_running
 from kbert.files.sibling_names import sibling_stem
 
@@ -139,3 +142,36 @@ def _restore_retired(folder, leftovers):
         newest.parent.name,
     )
     return True
+
+
+def remove_stale_leftovers(folder):
+    """Deletes what killed writers left in `folder`: lock files no process holds, and
+    temporaries, staging and retired folders of processes that no longer run.
+
+    The cache calls it for the folder of an entry it fills, so what a killed `kbert`
+    left beside other entries goes on the next use of the cache, not only on the next
+    write of the same entry. Best effort: never raises; what a running process owns is
+    left alone.
+    """
+    folder = pathlib.Path(folder)
+    try:
+        names = [entry.name for entry in os.scandir(folder)]
+    except OSError:
+        return
+    for name in names:
+        if not name.startswith("."):
+            continue
+        if name.endswith(LOCK_SUFFIX):
+            remove_stale_lock(folder / name)
+            continue
+        for infix in (STAGING_INFIX, RETIRED_INFIX):
+            head, found, owner = name.partition(infix)
+            match = _OWNER.match(owner) if found and head else None
+            if match is not None and not process_is_running(int(match.group(1))):
+                path = folder / name
+                if path.is_dir() and not path.is_symlink():
+                    shutil.rmtree(path, ignore_errors=True)
+                else:
+                    with contextlib.suppress(OSError):
+                        os.unlink(path)
+                break

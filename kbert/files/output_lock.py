@@ -116,26 +116,8 @@ class OutputLock:
 
     def remove_stale(self):
         """Deletes a lock file no process holds (its writer was killed). Never raises."""
-        if fcntl is None or str(self.lock_path) in _held:
-            return
-        try:
-            directory = open_folder(self.lock_path.parent)
-        except (OSError, ValueError):
-            return
-        try:
-            descriptor = open_in_folder(directory, self.lock_path.name, os.O_RDWR, self.lock_path)
-        except (OSError, ValueError):
-            os.close(directory)
-            return
-        try:
-            fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            if same_file(descriptor, directory, self.lock_path.name):
-                os.unlink(self.lock_path.name, dir_fd=directory)
-        except OSError:
-            pass
-        finally:
-            os.close(descriptor)
-            os.close(directory)
+        if str(self.lock_path) not in _held:
+            remove_stale_lock(self.lock_path)
 
     def _lock_file(self):
         """An open, flock-ed descriptor of the lock file, or None where locks do not work."""
@@ -174,6 +156,35 @@ class OutputLock:
         """The lock file opened (created if missing) in `directory`, no link followed."""
         flags = os.O_RDWR | os.O_CREAT
         return open_in_folder(directory, self.lock_path.name, flags, self.lock_path)
+
+
+def remove_stale_lock(lock_path):
+    """Deletes the lock file `lock_path` unless a process holds it. Never raises.
+
+    A link or anything but a plain lock file at that name is left alone (the writer that
+    meets it refuses it).
+    """
+    if fcntl is None or str(lock_path) in _held:
+        return
+    lock_path = pathlib.Path(lock_path)
+    try:
+        directory = open_folder(lock_path.parent)
+    except (OSError, ValueError):
+        return
+    try:
+        descriptor = open_in_folder(directory, lock_path.name, os.O_RDWR, lock_path)
+    except (OSError, ValueError):
+        os.close(directory)
+        return
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        if same_file(descriptor, directory, lock_path.name):
+            os.unlink(lock_path.name, dir_fd=directory)
+    except OSError:
+        pass
+    finally:
+        os.close(descriptor)
+        os.close(directory)
 
 
 def _recorded_pid(descriptor, attempts=20, pause_s=0.005):

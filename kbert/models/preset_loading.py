@@ -17,10 +17,10 @@ import inspect
 import logging
 import pathlib
 
-import keras
 
 from kbert.checkpoints import kbert_preset
 from kbert.checkpoints.formats import read_folder
+from kbert.keras_registry import registered_object
 from kbert.layers.host_truncated_normal import skipped_random_initialization
 from kbert.models.registered_names import KBERT_PACKAGE
 from kbert.models.registered_names import kbert_class_name
@@ -59,7 +59,7 @@ def registered_class(class_name, registered_name=None, folder=None):
             module that defines the class was not imported).
     """
     if registered_name is not None:
-        found = keras.saving.get_registered_object(registered_name)
+        found = registered_object(registered_name)
         if found is None:
             raise ValueError(
                 f"{str(folder)!r} was saved from the class `{registered_name}`, which Keras "
@@ -68,7 +68,7 @@ def registered_class(class_name, registered_name=None, folder=None):
                 f"or load it as kbert's {class_name}: `{class_name}.from_preset(...)`."
             )
         return found
-    return keras.saving.get_registered_object(f"{KBERT_PACKAGE}>{class_name}")
+    return registered_object(f"{KBERT_PACKAGE}>{class_name}")
 
 
 def _backbone_of(backbone_class, data, dtype, load_weights, **kwargs):
