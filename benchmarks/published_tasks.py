@@ -1,0 +1,318 @@
+"""kbert against transformers' Trainer on published data: the same weights, examples and recipe.
+
+For each task, both engines fine-tune all-MiniLM-L6-v2 (real BERT weights, uncased
+WordPiece) on the same training split with the same recipe (learning rate, batch size,
+epochs, linear warm-up and decay, weight decay, gradient clipping, max length, seed,
+AdamW's epsilon after the bias correction as Trainer places it), keep the best epoch by
+the dev split, and are scored on the test split by the task's reference metric
+(accuracy and macro-F1 from scikit-learn). kbert runs as a user runs it: `kbert
+finetune` and `kbert evaluate` (`kbert.cli.main` in a worker process); Trainer runs in
+a worker process of its own. The two run one after the other, never side by side.
+
+Per engine and task the table gives the test score, the training wall time (from the
+process start to the saved best model, loading, conversion and compilation included),
+the time to the first training step, training examples per second and the worker's
+peak memory.
+
+The tasks and their fixed splits (a seeded permutation of the published file; the
+`--size small` rows are the first rows of each split):
+
+| task | source | classes | train / dev / test |
+| --- | --- | --- | --- |
+| sms | SMS Spam Collection subset, 4,837 rows | 2 | 3,837 / 500 / 500 |
+| trec | TREC train_5500 (the file's last 5,452 lines), coarse labels | 6 | 4,452 / 500 / 500 |
+| bbc | BBC News, 2,225 articles (title and body) | 5 | 1,725 / 250 / 250 |
+
+Usage (after the README's set-up, `.venv/bin/pip install -e ".[benchmarks]"` for Trainer's
+accelerate, and `bash scripts/fetch_published_data.sh DATA`):
+    python benchmarks/published_tasks.py DATA [--tasks sms trec bbc] [--size small|full]
+        [--engines kbert trainer] [--work WORK]
+"""
+
+import argparse
+import csv
+import json
+import os
+import pathlib
+import resource
+import shutil
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+HERE = pathlib.Path(__file__).resolve().parent
+SPLIT_SEED = 20261207
+# The recipe both engines run (Trainer's names in brackets where they differ).
+RECIPES = {
+    "sms": dict(epochs=2, batch_size=32, learning_rate=1e-4, max_length=128),
+    "trec": dict(epochs=3, batch_size=32, learning_rate=1e-4, max_length=64),
+    "bbc": dict(epochs=3, batch_size=16, learning_rate=1e-4, max_length=256),
+}
+COMMON_RECIPE = dict(warmup_ratio=0.1, weight_decay=0.01, clip_norm=1.0, seed=0)
+SPLITS = {"sms": (3837, 500, 500), "trec": (4452, 500, 500), "bbc": (1725, 250, 250)}
+SMALL_SPLITS = {"sms": (1000, 250, 250), "trec": (1000, 250, 250), "bbc": (400, 100, 100)}
+
+
+# --- The published files as labelled examples ------------------------------------------
+
+
+def _sms(data):
+    with open(data / "sms" / "sms-spam.csv", newline="", encoding="utf-8") as file:
+        rows = list(csv.DictReader(file))
+    return [(row["text"], "spam" if row["spam"] == "1" else "ham") for row in rows]
+
+
+def _trec(data):
+    lines = (data / "trec" / "question_labels.txt").read_text(encoding="latin-1").splitlines()
+    examples = []
+    for line in lines[-5452:]:  # train_5500: the last of the five training subsets
+        label, _, question = line.partition(" ")
+        examples.append((question.strip(), label.split(":")[0]))
+    return examples
+
+
+def _bbc(data):
+    examples = []
+    for path in sorted((data / "bbc").glob("*/*.txt")):
+        text = path.read_text(encoding="utf-8", errors="replace")
+        examples.append((" ".join(text.split()), path.parent.name))
+    return examples
+
+
+READERS = {"sms": _sms, "trec": _trec, "bbc": _bbc}
+
+
+def write_splits(task, data, work, size):
+    """Writes train/dev/test CSVs (text,label) of `task`; returns their paths."""
+    examples = READERS[task](data)
+    order = np.random.default_rng(SPLIT_SEED).permutation(len(examples))
+    sizes = SPLITS[task]
+    bounds = np.cumsum((0,) + sizes)
+    if sum(sizes) != len(examples):
+        raise ValueError(f"{task}: {len(examples)} examples, expected {sum(sizes)}")
+    keep = SMALL_SPLITS[task] if size == "small" else sizes
+    folder = work / task / "data"
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = {}
+    for index, name in enumerate(("train", "dev", "test")):
+        chosen = order[bounds[index]:bounds[index + 1]][: keep[index]]
+        paths[name] = folder / f"{name}.csv"
+        with open(paths[name], "w", newline="", encoding="utf-8") as file:
+            writer = csv.writer(file)
+            writer.writerow(["text", "label"])
+            writer.writerows(examples[i] for i in chosen)
+    return paths
+
+
+# --- The engines, each in a worker process ----------------------------------------------
+
+
+def _kbert_worker(request):
+    """`kbert finetune` then `kbert evaluate`, as a user runs them; the first step timed."""
+    os.environ.setdefault("KERAS_BACKEND", "jax")
+    started = time.perf_counter()
+    from kbert import cli
+    from kbert.finetuning import fine_tuner
+
+    first_step = {}
+
+    class FirstStep:  # a kbert.training.TrainingCallback
+        def on_step(self, step, logs):
+            first_step.setdefault("seconds", time.perf_counter() - started)
+
+    original_init = fine_tuner.FineTuner.__init__
+
+    def timed_init(self, *args, **kwargs):
+        original_init(self, *args, **kwargs)
+        self.callbacks = [*self.callbacks, FirstStep()]
+
+    fine_tuner.FineTuner.__init__ = timed_init
+    recipe, paths, output = request["recipe"], request["paths"], request["output"]
+    code = cli.main([
+        "finetune", "--task", "classification", "--model", request["model"],
+        "--train", paths["train"], "--eval", paths["dev"], "--output", output,
+        "--epochs", str(recipe["epochs"]), "--batch-size", str(recipe["batch_size"]),
+        "--learning-rate", str(recipe["learning_rate"]),
+        "--warmup-ratio", str(recipe["warmup_ratio"]),
+        "--weight-decay", str(recipe["weight_decay"]), "--clip-norm", str(recipe["clip_norm"]),
+        "--max-length", str(recipe["max_length"]), "--seed", str(recipe["seed"]),
+        "--adam-epsilon-style", "torch", "--metric", "accuracy", "--precision", "float32",
+    ])
+    if code:
+        raise SystemExit(f"kbert finetune exited {code}")
+    trained = time.perf_counter() - started
+    scores_file = pathlib.Path(output).parent / "test_scores.json"
+    with open(scores_file, "w", encoding="utf-8") as sink:
+        sys.stdout, saved = sink, sys.stdout
+        try:
+            code = cli.main([
+                "evaluate", "--task", "classification", "--model", f"{output}/model",
+                "--data", paths["test"], "--max-length", str(recipe["max_length"]), "--json",
+            ])
+        finally:
+            sys.stdout = saved
+    if code:
+        raise SystemExit(f"kbert evaluate exited {code}")
+    scores = json.loads(scores_file.read_text(encoding="utf-8").strip().splitlines()[-1])
+    return {"train_seconds": trained, "first_step_seconds": first_step.get("seconds"),
+            "accuracy": scores["metrics"]["accuracy"], "macro_f1": scores["metrics"]["macro_f1"]}
+
+
+def _trainer_worker(request):
+    """transformers' Trainer on the same weights, splits and recipe."""
+    started = time.perf_counter()
+    import torch
+    import transformers
+    from sklearn.metrics import accuracy_score
+    from sklearn.metrics import f1_score
+
+    recipe, paths = request["recipe"], request["paths"]
+    torch.set_num_threads(os.cpu_count() or 1)
+    tokenizer = transformers.AutoTokenizer.from_pretrained(request["model"])
+    splits = {name: _read_csv(paths[name]) for name in ("train", "dev", "test")}
+    labels = sorted({label for _, label in splits["train"]})
+    model = transformers.AutoModelForSequenceClassification.from_pretrained(
+        request["model"], num_labels=len(labels)
+    )
+
+    def encoded(rows):
+        texts = [text for text, _ in rows]
+        features = tokenizer(texts, truncation=True, max_length=recipe["max_length"])
+        ids = [labels.index(label) for _, label in rows]
+        return [
+            {**{key: value[i] for key, value in features.items()}, "labels": ids[i]}
+            for i in range(len(rows))
+        ]
+
+    def metrics(prediction):
+        predicted = np.argmax(prediction.predictions, axis=-1)
+        return {"accuracy": accuracy_score(prediction.label_ids, predicted),
+                "macro_f1": f1_score(prediction.label_ids, predicted, average="macro")}
+
+    first_step = {}
+
+    class FirstStep(transformers.TrainerCallback):
+        def on_step_end(self, args, state, control, **kwargs):
+            first_step.setdefault("seconds", time.perf_counter() - started)
+
+    arguments = transformers.TrainingArguments(
+        output_dir=request["output"], per_device_train_batch_size=recipe["batch_size"],
+        per_device_eval_batch_size=32, learning_rate=recipe["learning_rate"],
+        # A float below 1 is a share of the steps (transformers 5 dropped warmup_ratio).
+        num_train_epochs=recipe["epochs"], warmup_steps=recipe["warmup_ratio"],
+        weight_decay=recipe["weight_decay"], max_grad_norm=recipe["clip_norm"],
+        lr_scheduler_type="linear", seed=recipe["seed"], eval_strategy="epoch",
+        save_strategy="epoch", save_total_limit=1, load_best_model_at_end=True,
+        metric_for_best_model="accuracy", report_to=[], use_cpu=True, logging_strategy="no",
+        disable_tqdm=True,
+    )
+    trainer = transformers.Trainer(
+        model=model, args=arguments, train_dataset=encoded(splits["train"]),
+        eval_dataset=encoded(splits["dev"]), compute_metrics=metrics,
+        data_collator=transformers.DataCollatorWithPadding(tokenizer), callbacks=[FirstStep()],
+    )
+    trainer.train()
+    trainer.save_model(f"{request['output']}/model")
+    trained = time.perf_counter() - started
+    scores = trainer.evaluate(encoded(splits["test"]), metric_key_prefix="test")
+    return {"train_seconds": trained, "first_step_seconds": first_step.get("seconds"),
+            "accuracy": scores["test_accuracy"], "macro_f1": scores["test_macro_f1"]}
+
+
+WORKERS = {"kbert": _kbert_worker, "trainer": _trainer_worker}
+
+
+def _read_csv(path):
+    with open(path, newline="", encoding="utf-8") as file:
+        return [(row["text"], row["label"]) for row in csv.DictReader(file)]
+
+
+def _worker_main(engine, request_file):
+    request = json.loads(pathlib.Path(request_file).read_text(encoding="utf-8"))
+    result = WORKERS[engine](request)
+    result["peak_memory_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print("RESULT " + json.dumps(result), flush=True)
+
+
+def run_engine(engine, task, data, paths, work):
+    """Runs one engine on one task in a fresh process; its result dict."""
+    folder = work / task / engine
+    if folder.exists():
+        shutil.rmtree(folder)  # every run starts from nothing, as a new user's
+    folder.mkdir(parents=True)
+    recipe = {**COMMON_RECIPE, **RECIPES[task]}
+    request = {"recipe": recipe, "paths": {k: str(v) for k, v in paths.items()},
+               "model": str(data / "minilm"), "output": str(folder / "run")}
+    request_file = folder / "request.json"
+    request_file.write_text(json.dumps(request), encoding="utf-8")
+    # A cache of its own for kbert, emptied first: the one-time conversion and the
+    # compilations are part of what a new user waits for.
+    cache = work / "kbert-cache"
+    shutil.rmtree(cache, ignore_errors=True)
+    environment = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", HF_HUB_OFFLINE="1",
+                       TRANSFORMERS_OFFLINE="1", KBERT_CACHE=str(cache))
+    done = subprocess.run(
+        [sys.executable, __file__, "--worker", engine, str(request_file)],
+        capture_output=True, text=True, env=environment,
+    )
+    lines = [line for line in done.stdout.splitlines() if line.startswith("RESULT ")]
+    if done.returncode or not lines:
+        raise RuntimeError(f"{engine} on {task} failed:\n{done.stderr[-3000:]}")
+    result = json.loads(lines[-1][len("RESULT "):])
+    result["examples_per_second"] = (
+        recipe["epochs"] * _count(paths["train"]) / result["train_seconds"]
+    )
+    return result
+
+
+def _count(path):
+    return len(_read_csv(path))
+
+
+def table(results):
+    """The results as a Markdown table, kbert's time as a ratio of Trainer's."""
+    lines = [
+        "| task | engine | test accuracy | test macro-F1 | training wall time | first step "
+        "| examples/s | peak memory |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for task, engines in results.items():
+        for engine, result in engines.items():
+            ratio = ""
+            if engine == "kbert" and "trainer" in engines:
+                ratio = f" ({result['train_seconds'] / engines['trainer']['train_seconds']:.2f}x)"
+            lines.append(
+                f"| {task} | {engine} | {100 * result['accuracy']:.1f} "
+                f"| {100 * result['macro_f1']:.1f} | {result['train_seconds']:.0f} s{ratio} "
+                f"| {result['first_step_seconds']:.1f} s | {result['examples_per_second']:.1f} "
+                f"| {result['peak_memory_mb']:.0f} MB |"
+            )
+    return "\n".join(lines)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("data", type=pathlib.Path, help="the folder the fetch script filled")
+    parser.add_argument("--tasks", nargs="+", choices=sorted(RECIPES), default=sorted(RECIPES))
+    parser.add_argument("--engines", nargs="+", choices=sorted(WORKERS), default=["kbert", "trainer"])
+    parser.add_argument("--size", choices=("small", "full"), default="full")
+    parser.add_argument("--work", type=pathlib.Path, default=pathlib.Path("published-tasks"))
+    args = parser.parse_args(argv)
+    results = {}
+    for task in args.tasks:
+        paths = write_splits(task, args.data, args.work, args.size)
+        results[task] = {}
+        for engine in args.engines:
+            results[task][engine] = run_engine(engine, task, args.data, paths, args.work)
+            print(f"{task} {engine}: {json.dumps(results[task][engine])}", flush=True)
+    (args.work / "results.json").write_text(json.dumps(results, indent=2), encoding="utf-8")
+    print(table(results))
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 4 and sys.argv[1] == "--worker":
+        _worker_main(sys.argv[2], sys.argv[3])
+    else:
+        main()
