@@ -44,7 +44,7 @@ import numpy as np
 
 HERE = pathlib.Path(__file__).resolve().parent
 SPLIT_SEED = 20261207
-# The recipe both engines run (Trainer's names in brackets where they differ).
+# The recipe both engines run: each task's own settings, then the common ones.
 RECIPES = {
     "sms": dict(epochs=2, batch_size=32, learning_rate=1e-4, max_length=128),
     "trec": dict(epochs=3, batch_size=32, learning_rate=1e-4, max_length=64),
