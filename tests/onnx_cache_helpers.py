@@ -13,12 +13,14 @@ import os
 import pathlib
 
 import numpy as np
+import pytest
 from onnx import TensorProto
 from onnx import helper
 from onnx import numpy_helper
 
 from fine_tuning_data import make_tiny_preset
 from kbert.inference import inference_engine
+from kbert.models import BertClassifier
 
 LABELS = ["a", "b", "c"]
 # The entry's record of its graphs (`kbert.inference.onnx_cache_entry`).
@@ -116,3 +118,25 @@ def assert_recorded(classifier, data):
     assert not (entry / "model.onnx").is_symlink()
     assert manifest["graphs"]["model.onnx"] == {
         "sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data)}
+
+
+# Fixtures both test files import by name.
+
+
+@pytest.fixture(scope="module")
+def preset(tmp_path_factory):
+    return make_classifier_preset(tmp_path_factory.mktemp("onnx-cache"))
+
+
+@pytest.fixture(scope="module")
+def classifier(preset):
+    return BertClassifier.from_preset(preset)
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch, classifier):
+    """An empty kbert cache, and no graph of the classifier made in this process yet."""
+    monkeypatch.setenv("KBERT_CACHE", str(tmp_path / "cache"))
+    inference_engine._ENGINES.pop(classifier, None)
+    yield tmp_path / "cache"
+    inference_engine._ENGINES.pop(classifier, None)

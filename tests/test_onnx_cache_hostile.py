@@ -26,7 +26,6 @@ from onnx import numpy_helper  # noqa: E402
 
 from kbert.inference import inference_engine  # noqa: E402
 from kbert.inference import onnx_export  # noqa: E402
-from kbert.models import BertClassifier  # noqa: E402
 from onnx_cache_helpers import KBERT_GRAPH  # noqa: E402
 from onnx_cache_helpers import KBERT_ROW  # noqa: E402
 from onnx_cache_helpers import MANIFEST_FILE  # noqa: E402
@@ -35,29 +34,12 @@ from onnx_cache_helpers import FakeExport  # noqa: E402
 from onnx_cache_helpers import assert_recorded  # noqa: E402
 from onnx_cache_helpers import constant_graph  # noqa: E402
 from onnx_cache_helpers import entry_of  # noqa: E402
+from onnx_cache_helpers import cache  # noqa: E402,F401 (a fixture)
+from onnx_cache_helpers import classifier  # noqa: E402,F401 (a fixture)
 from onnx_cache_helpers import first_use  # noqa: E402
-from onnx_cache_helpers import make_classifier_preset  # noqa: E402
 from onnx_cache_helpers import plant  # noqa: E402
+from onnx_cache_helpers import preset  # noqa: E402,F401 (a fixture)
 from onnx_cache_helpers import serialized  # noqa: E402
-
-
-@pytest.fixture(scope="module")
-def preset(tmp_path_factory):
-    return make_classifier_preset(tmp_path_factory.mktemp("onnx-cache"))
-
-
-@pytest.fixture(scope="module")
-def classifier(preset):
-    return BertClassifier.from_preset(preset)
-
-
-@pytest.fixture
-def cache(tmp_path, monkeypatch, classifier):
-    """An empty kbert cache, and no graph of the classifier made in this process yet."""
-    monkeypatch.setenv("KBERT_CACHE", str(tmp_path / "cache"))
-    inference_engine._ENGINES.pop(classifier, None)
-    yield tmp_path / "cache"
-    inference_engine._ENGINES.pop(classifier, None)
 
 
 @pytest.fixture

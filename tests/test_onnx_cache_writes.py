@@ -22,37 +22,19 @@ pytest.importorskip("onnx", reason="the ONNX Runtime engine is the optional kber
 
 from kbert.inference import inference_engine  # noqa: E402
 from kbert.inference import onnx_export  # noqa: E402
-from kbert.models import BertClassifier  # noqa: E402
 from onnx_cache_helpers import KBERT_GRAPH  # noqa: E402
 from onnx_cache_helpers import MANIFEST_FILE  # noqa: E402
 from onnx_cache_helpers import assert_recorded  # noqa: E402
 from onnx_cache_helpers import entry_of  # noqa: E402
+from onnx_cache_helpers import cache  # noqa: E402,F401 (a fixture)
+from onnx_cache_helpers import classifier  # noqa: E402,F401 (a fixture)
 from onnx_cache_helpers import first_use  # noqa: E402
-from onnx_cache_helpers import make_classifier_preset  # noqa: E402
+from onnx_cache_helpers import preset  # noqa: E402,F401 (a fixture)
 from process_helpers import finished_outputs  # noqa: E402
 from process_helpers import on_the_process_pass  # noqa: E402
 
 can_export = pytest.mark.skipif(not inference_engine.can_export(),
                                 reason="the ONNX export needs tf2onnx and TensorFlow")
-
-
-@pytest.fixture(scope="module")
-def preset(tmp_path_factory):
-    return make_classifier_preset(tmp_path_factory.mktemp("onnx-cache"))
-
-
-@pytest.fixture(scope="module")
-def classifier(preset):
-    return BertClassifier.from_preset(preset)
-
-
-@pytest.fixture
-def cache(tmp_path, monkeypatch, classifier):
-    """An empty kbert cache, and no graph of the classifier made in this process yet."""
-    monkeypatch.setenv("KBERT_CACHE", str(tmp_path / "cache"))
-    inference_engine._ENGINES.pop(classifier, None)
-    yield tmp_path / "cache"
-    inference_engine._ENGINES.pop(classifier, None)
 
 
 def _replace_within_folders(real_replace):
