@@ -38,7 +38,7 @@ Failures are recorded in the JSON, never fatal; every worker's stderr goes to
 Usage:
     python benchmarks/gpu_benchmark.py --output results.json          # on a GPU
     python benchmarks/gpu_benchmark.py --smoke --only kbert-jax       # CPU, seconds
-    bash benchmarks/device_run.sh                                     # the H200 run
+    bash benchmarks/device_run.sh                                     # the GPU run
 """
 
 import argparse

@@ -1,4 +1,4 @@
-"""The ONNX Runtime engine's cache entry is trusted no more than a preset (issue 39, item 4).
+"""The ONNX Runtime engine's cache entry is trusted no more than a preset.
 
 A graph is run only when it is the one kbert wrote (the sha256 in the entry's
 manifest), read through the bounded reader (no link followed); a graph that is not is

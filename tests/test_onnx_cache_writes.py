@@ -1,4 +1,4 @@
-"""The ONNX Runtime engine's cache is written as every kbert cache entry (issue 39, items 5, 6, 12).
+"""The ONNX Runtime engine's cache is written as every kbert cache entry.
 
 The graph is exported beside its place in the cache and copied in, so that nothing is
 renamed between file systems (a `$TMPDIR` on tmpfs, the cache on disk); a full disk is
