@@ -1,8 +1,8 @@
 """Reading labelled (or unlabelled) texts and text pairs from CSV, TSV or JSON Lines.
 
 Every error is a `ValueError` whose message starts with `file:line` and names the column.
-Files are streamed line by line (`kbert.data.text_file.read_lines`): a line longer than
-`MAX_LINE_BYTES` is an error naming its file and line, read no further than the cap.
+Files are streamed line by line (`kbert.data.text_file.read_located_lines`): a line longer
+than `MAX_LINE_BYTES` is an error naming its file and line, read no further than the cap.
 """
 
 import logging
@@ -12,9 +12,11 @@ import re
 from kbert.argument_checks import describe_value
 from kbert.argument_checks import text_problem
 from kbert.data.examples import ClassificationExample
+from kbert.data.problem_collector import ProblemCollector
+from kbert.data.read_error import ReadError
 from kbert.data.text_file import csv_rows
 from kbert.data.text_file import json_object_lines
-from kbert.data.text_file import read_lines
+from kbert.data.text_file import read_located_lines
 
 __all__ = ["classification_label_names", "read_classification"]
 
@@ -59,11 +61,11 @@ def _requested_columns(text_column, pair_column, label_column):
     )
 
 
-def _delimited_records(path, lines, delimiter, columns, has_header):
+def _delimited_records(path, lines, delimiter, columns, has_header, collector):
     """`(line, {field: value})` for each row of CSV/TSV lines; blank lines are skipped."""
     width = header_line = None
     positions = columns if not has_header else None
-    for line, row in csv_rows(path, lines, delimiter):
+    for line, row in csv_rows(path, lines, collector, delimiter):
         if width is None:
             width, header_line = len(row), line
             if has_header:
@@ -72,14 +74,17 @@ def _delimited_records(path, lines, delimiter, columns, has_header):
             too_far = {field: column for field, column in columns.items() if not -width <= column < width}
             if too_far:
                 field, column = next(iter(too_far.items()))
-                raise ValueError(
-                    f"{path}:{line}: {field}_column={column} is out of range; the rows have {width} fields."
+                raise ReadError.at(
+                    path,
+                    line,
+                    f"{field}_column={column} is out of range; the rows have {width} fields.",
+                    record=False,
                 )
         if len(row) != width:
-            raise ValueError(
-                f"{path}:{line}: the row has {len(row)} fields but "
-                f"{'the header on line' if has_header else 'line'} {header_line} has {width}."
-            )
+            header = "the header on line" if has_header else "line"
+            detail = f"the row has {len(row)} fields but {header} {header_line} has {width}."
+            collector.add(ReadError.at(path, line, detail))
+            continue
         yield line, {field: row[position] for field, position in positions.items()}
 
 
@@ -89,19 +94,21 @@ def _column_positions(path, line, header, columns):
     for field, name in columns.items():
         if header.count(name) != 1:
             problem = "is not a column" if name not in header else "names several columns"
-            raise ValueError(f"{path}:{line}: {field}_column={name!r} {problem}; the columns are {header}.")
+            detail = f"{field}_column={name!r} {problem}; the columns are {header}."
+            raise ReadError.at(path, line, detail, record=False)
         positions[field] = header.index(name)
     return positions
 
 
-def _json_lines_records(path, lines, columns):
+def _json_lines_records(path, lines, columns, collector):
     """`(line, {field: value})` for each JSON object line; blank lines are skipped."""
-    for line, record in json_object_lines(path, lines):
-        for field, key in columns.items():
-            if key not in record:
-                raise ValueError(
-                    f"{path}:{line}: {field}_column={key!r} is not a field; the record has {list(record)}."
-                )
+    for line, record in json_object_lines(path, lines, collector):
+        missing = [(field, key) for field, key in columns.items() if key not in record]
+        if missing:
+            field, key = missing[0]
+            detail = f"{field}_column={key!r} is not a field; the record has {list(record)}."
+            collector.add(ReadError.at(path, line, detail))
+            continue
         yield line, {field: record[key] for field, key in columns.items()}
 
 
@@ -111,19 +118,22 @@ def _checked_value(path, line, field, column, value):
         return str(value)
     if not isinstance(value, str):
         expected = "a string or an integer" if field == "label" else "a string"
-        raise ValueError(
-            f"{path}:{line}: {field} in column {column!r} must be {expected}. "
-            f"Received: {describe_value(value)}"
+        raise ReadError.at(
+            path,
+            line,
+            f"{field} in column {column!r} must be {expected}. Received: {describe_value(value)}",
         )
     problem = text_problem(value)
     if problem is not None:
-        raise ValueError(f"{path}:{line}: {field} in column {column!r}: {problem}.")
+        raise ReadError.at(path, line, f"{field} in column {column!r}: {problem}.")
     if not value.strip():
-        raise ValueError(f"{path}:{line}: empty {field} in column {column!r}.")
+        raise ReadError.at(path, line, f"empty {field} in column {column!r}.")
     return value
 
 
-def read_classification(path, text_column="text", pair_column=None, label_column="label", format=None):
+def read_classification(
+    path, text_column="text", pair_column=None, label_column="label", format=None, errors="raise"
+):
     """Reads texts or text pairs, with or without labels, for sequence classification.
 
     CSV files are read with standard quoting (a quoted field may span lines; errors give the
@@ -140,41 +150,62 @@ def read_classification(path, text_column="text", pair_column=None, label_column
             `classification_label_names` orders integer labels numerically.
         format: "csv", "tsv" or "jsonl" ("json" is taken as JSON Lines); by default from the
             file extension (.csv, .tsv, .jsonl, .json, .ndjson).
+        errors: "raise" to stop at the first problem, or "collect" to read the whole file
+            and return every problem with the examples that have none.
 
     Returns:
-        list of `ClassificationExample(text, pair, label, line)` in file order.
+        with `errors="raise"`, a list of `ClassificationExample(text, pair, label, line)` in
+        file order; with "collect", a `ReadResult(examples, problems)`: the good examples
+        and each bad record's `ReadProblem(file, line, message)`. A problem that is not a
+        record's (the file missing or not UTF-8, a missing column, no records) is then the
+        only problem, with no examples.
 
     Raises:
         ValueError: naming the file and line, for a missing column (with the columns that
             exist), an empty or non-string value, invalid JSON, a row whose field count
-            differs from the header's, or a file without records.
+            differs from the header's, or a file without records; with "collect", only for
+            invalid arguments (`errors`, `format`, the columns).
 
     Examples:
     >>> examples = read_classification("train.tsv", text_column="sentence")
     >>> examples[0]
     ClassificationExample(text='a gripping film', pair=None, label='1', line=2)
+    >>> result = read_classification("train.tsv", text_column="sentence", errors="collect")
+    >>> [(problem.line, problem.message) for problem in result.problems]
+    [(7, "train.tsv:7: empty label in column 'label'.")]
     """
+    collector = ProblemCollector(path, errors)
     file_format = _resolve_format(path, format)
     columns, has_header = _requested_columns(text_column, pair_column, label_column)
-    lines = read_lines(path)
-    if file_format == "jsonl":
-        if not has_header:
-            raise ValueError(f"{path}: JSON Lines records are read by key; give column names, not positions.")
-        records = _json_lines_records(path, lines, columns)
-    else:
-        records = _delimited_records(path, lines, "," if file_format == "csv" else "\t", columns, has_header)
-    examples = []
-    for line, values in records:
-        checked = {
-            field: _checked_value(path, line, field, columns[field], value) for field, value in values.items()
-        }
-        examples.append(
-            ClassificationExample(checked["text"], checked.get("pair"), checked.get("label"), line)
-        )
-    if not examples:
-        raise ValueError(f"{path}: no records found.")
-    logger.info("Read %d examples from %s.", len(examples), path)
-    return examples
+    if file_format == "jsonl" and not has_header:
+        raise ValueError(f"{path}: JSON Lines records are read by key; give column names, not positions.")
+
+    def read_examples():
+        lines = read_located_lines(path)
+        if file_format == "jsonl":
+            records = _json_lines_records(path, lines, columns, collector)
+        else:
+            delimiter = "," if file_format == "csv" else "\t"
+            records = _delimited_records(path, lines, delimiter, columns, has_header, collector)
+        examples = []
+        for line, values in records:
+            try:
+                checked = {
+                    field: _checked_value(path, line, field, columns[field], value)
+                    for field, value in values.items()
+                }
+            except ReadError as error:
+                collector.add(error)
+                continue
+            examples.append(
+                ClassificationExample(checked["text"], checked.get("pair"), checked.get("label"), line)
+            )
+        if not examples and not collector.count:
+            raise ValueError(f"{path}: no records found.")
+        logger.info("Read %d examples from %s.", len(examples), path)
+        return examples
+
+    return collector.read(read_examples)
 
 
 def classification_label_names(examples):

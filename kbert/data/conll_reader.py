@@ -11,6 +11,8 @@ import re
 import numpy as np
 
 from kbert.data.examples import TokenClassificationExample
+from kbert.data.problem_collector import ProblemCollector
+from kbert.data.read_error import ReadError
 from kbert.data.text_file import read_numbered_lines
 
 __all__ = ["detect_tag_scheme", "label_names_from_tags", "read_conll"]
@@ -29,7 +31,7 @@ def _tag_error(tag):
     return f"malformed tag {tag!r} (expected 'O' or B-, I-, E-, S- followed by an entity type, e.g. 'B-PER')"
 
 
-def read_conll(path, token_column=0, tag_column=-1):
+def read_conll(path, token_column=0, tag_column=-1, errors="raise"):
     """Reads sentences of tokens and tags from a CoNLL-format file.
 
     Columns are separated by spaces or tabs (not by other Unicode spaces, which may occur
@@ -39,52 +41,74 @@ def read_conll(path, token_column=0, tag_column=-1):
         path: the file.
         token_column: 0-based column of the token; negative counts from the end.
         tag_column: 0-based column of the tag; the last column by default.
+        errors: "raise" to stop at the first problem, or "collect" to read the whole file
+            and return every problem with the sentences that have none.
 
     Returns:
-        list of `TokenClassificationExample(tokens, tags, line, token_lines)`, `line` being
-        the line of the sentence's first token and `token_lines` each token's line.
+        with `errors="raise"`, a list of `TokenClassificationExample(tokens, tags, line,
+        token_lines)`, `line` being the line of the sentence's first token and
+        `token_lines` each token's line; with "collect", a `ReadResult(examples,
+        problems)`: the sentences without problems and a `ReadProblem(file, line,
+        message)` for each bad line (a sentence with one is left out). A line too long
+        or not UTF-8 is then the only problem, with no examples.
 
     Raises:
         ValueError: naming file and line, for a line with too few columns or a malformed tag,
-            or longer than `kbert.data.text_file.MAX_LINE_BYTES` (the file is streamed).
+            or longer than `kbert.data.text_file.MAX_LINE_BYTES` (the file is streamed); with
+            "collect", only for an invalid `errors`.
 
     Examples:
     >>> sentences = read_conll("eng.train")
     >>> sentences[0].tokens, sentences[0].tags
     (['EU', 'rejects', 'German', 'call'], ['B-ORG', 'O', 'B-MISC', 'O'])
+    >>> [problem.message for problem in read_conll("bad.conll", errors="collect").problems]
+    ["bad.conll:3: malformed tag 'PER' (expected 'O' or B-, I-, E-, S- followed by an entity type, ...)."]
     """
-    examples = []
-    tokens, tags, lines = [], [], []
+    collector = ProblemCollector(path, errors)
 
-    def finish_sentence():
-        nonlocal tokens, tags, lines
-        if tokens:
-            examples.append(TokenClassificationExample(tokens, tags, lines[0], tuple(lines)))
-        tokens, tags, lines = [], [], []
+    def read_examples():
+        examples = []
+        tokens, tags, lines, bad = [], [], [], False
 
-    for line, content in read_numbered_lines(path):
-        content = content.strip(" \t")
-        if not content:
-            finish_sentence()
-            continue
-        fields = _COLUMN_SEPARATOR.split(content)
-        if fields[0].startswith("-DOCSTART-"):
-            finish_sentence()
-            continue
-        for name, column in (("token_column", token_column), ("tag_column", tag_column)):
-            if not -len(fields) <= column < len(fields):
-                raise ValueError(
-                    f"{path}:{line}: {name}={column} but the line has {len(fields)} columns: {content!r}"
-                )
-        problem = _tag_error(fields[tag_column])
-        if problem:
-            raise ValueError(f"{path}:{line}: {problem}.")
-        tokens.append(fields[token_column])
-        tags.append(fields[tag_column])
-        lines.append(line)
-    finish_sentence()
-    logger.info("Read %d sentences from %s.", len(examples), path)
-    return examples
+        def finish_sentence():
+            nonlocal tokens, tags, lines, bad
+            if tokens and not bad:
+                examples.append(TokenClassificationExample(tokens, tags, lines[0], tuple(lines)))
+            tokens, tags, lines, bad = [], [], [], False
+
+        for line, content in read_numbered_lines(path):
+            content = content.strip(" \t")
+            fields = _COLUMN_SEPARATOR.split(content) if content else None
+            if not content or fields[0].startswith("-DOCSTART-"):
+                finish_sentence()
+                continue
+            try:
+                token, tag = _token_and_tag(path, line, content, fields, token_column, tag_column)
+            except ReadError as error:
+                collector.add(error)
+                bad = True  # the sentence is left out, its other lines still checked
+                continue
+            tokens.append(token)
+            tags.append(tag)
+            lines.append(line)
+        finish_sentence()
+        logger.info("Read %d sentences from %s.", len(examples), path)
+        return examples
+
+    return collector.read(read_examples)
+
+
+def _token_and_tag(path, line, content, fields, token_column, tag_column):
+    """The token and the checked tag of one token line split into `fields`."""
+    for name, column in (("token_column", token_column), ("tag_column", tag_column)):
+        if not -len(fields) <= column < len(fields):
+            raise ReadError.at(
+                path, line, f"{name}={column} but the line has {len(fields)} columns: {content!r}"
+            )
+    problem = _tag_error(fields[tag_column])
+    if problem:
+        raise ReadError.at(path, line, f"{problem}.")
+    return fields[token_column], fields[tag_column]
 
 
 def _parsed_tags(tag_sequences):

@@ -2,19 +2,29 @@
 
 Files are regular files (a FIFO or device is refused, never waited on); whole-file reads
 are capped (`kbert.files.bounded_reader.SIZE_LIMITS["data"]`), line-by-line reads stream
-one line at a time, each at most `MAX_LINE_BYTES` long. Errors name the file and line.
+one line at a time, each at most `MAX_LINE_BYTES` long. Errors name the file and line:
+`kbert.data.read_error.ReadError`s, which also carry the line as a number.
 """
 
 import csv
 import io
 import json
 
+from kbert.data.read_error import ReadError
+from kbert.data.read_problem import ReadProblem
 from kbert.files.bounded_reader import MAX_LINE_BYTES
 from kbert.files.bounded_reader import line_stream
+from kbert.files.bounded_reader import read_bytes
 from kbert.files.bounded_reader import read_lines
-from kbert.files.bounded_reader import read_text
 
-__all__ = ["MAX_LINE_BYTES", "numbered_lines", "read_lines", "read_numbered_lines", "read_text_file"]
+__all__ = [
+    "MAX_LINE_BYTES",
+    "numbered_lines",
+    "read_lines",
+    "read_located_lines",
+    "read_numbered_lines",
+    "read_text_file",
+]
 
 
 def read_text_file(path):
@@ -27,10 +37,17 @@ def read_text_file(path):
         the decoded text, line endings untouched.
 
     Raises:
-        ValueError: when the bytes are not UTF-8 (the message names the file and line),
+        ValueError: when the bytes are not UTF-8 (a `ReadError` naming the file and line),
             or the file is not a regular file or larger than the cap for data files.
     """
-    return read_text(path, "data", None)
+    data = read_bytes(path, "data", None)
+    # Decoded here, not by `read_text`, so that the error carries its line as a number.
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        line = data[: error.start].count(b"\n") + 1
+        detail = f"the file is not valid UTF-8 ({error.reason})."
+        raise ReadError.at(path, line, detail, record=False) from None
 
 
 def read_numbered_lines(path):
@@ -41,10 +58,28 @@ def read_numbered_lines(path):
 
     Raises:
         ValueError: "path:line: ..." for a line longer than `MAX_LINE_BYTES` or bytes
-            that are not UTF-8.
+            that are not UTF-8 (a `ReadError` naming that line).
     """
-    for number, line, _ in read_lines(path):
+    for number, line, _ in read_located_lines(path):
         yield number, line
+
+
+def read_located_lines(path):
+    """`read_lines(path)`, whose errors about a line are `ReadError`s naming that line.
+
+    A line too long or not UTF-8 is the file's problem, not one record's
+    (`ReadError.record` is False): the readers stop there even when collecting problems.
+    """
+    number = 0
+    try:
+        for number, line, ending in read_lines(path):
+            yield number, line, ending
+    except ValueError as error:
+        # `read_lines` stops at the line after the last it gave, naming it "path:line: ...";
+        # other errors (the file missing or refused) have no line and pass unchanged.
+        if isinstance(error, ReadError) or not str(error).startswith(f"{path}:{number + 1}: "):
+            raise
+        raise ReadError(ReadProblem(str(path), number + 1, str(error)), record=False) from None
 
 
 def numbered_lines(text):
@@ -57,46 +92,61 @@ def numbered_lines(text):
         yield number, line.rstrip("\r\n")
 
 
-def json_object_lines(path, lines):
-    """`(line, record)` for each JSON object line of `lines` (from `read_numbered_lines`);
-    blank lines are skipped, anything but one JSON object per line is refused."""
+def json_object_lines(path, lines, collector):
+    """`(line, record)` for each JSON object line of `lines` (from `read_located_lines`);
+    blank lines are skipped, anything but one JSON object per line is a problem of that
+    line for `collector` (a `ProblemCollector`)."""
     for line, content, _ in lines:
         if not content.strip():
             continue
         try:
-            record = json.loads(content)
-        except json.JSONDecodeError as error:
-            raise ValueError(
-                f"{path}:{line}: invalid JSON ({error.msg}, column {error.colno}); expected one JSON "
-                "object per line (JSON Lines)."
-            ) from None
-        except (RecursionError, ValueError) as error:
-            raise ValueError(f"{path}:{line}: invalid JSON ({type(error).__name__}).") from None
-        if not isinstance(record, dict):
-            raise ValueError(f"{path}:{line}: expected a JSON object, found {type(record).__name__}.")
+            record = _json_object(path, line, content)
+        except ReadError as error:
+            collector.add(error)
+            continue
         yield line, record
 
 
-def csv_rows(path, lines, delimiter=","):
-    """`(line, row)` for each non-blank record of CSV lines (from `read_lines`).
+def _json_object(path, line, content):
+    try:
+        record = json.loads(content)
+    except json.JSONDecodeError as error:
+        raise ReadError.at(
+            path,
+            line,
+            f"invalid JSON ({error.msg}, column {error.colno}); expected one JSON object per line "
+            "(JSON Lines).",
+        ) from None
+    except (RecursionError, ValueError) as error:
+        raise ReadError.at(path, line, f"invalid JSON ({type(error).__name__}).") from None
+    if not isinstance(record, dict):
+        raise ReadError.at(path, line, f"expected a JSON object, found {type(record).__name__}.")
+    return record
 
-    `delimiter="\t"` reads GLUE-style TSV, where quotes are ordinary characters.
 
-    Raises:
-        ValueError: naming the file and line of a malformed record.
+def csv_rows(path, lines, collector, delimiter=","):
+    """`(line, row)` for each non-blank record of CSV lines (from `read_located_lines`).
+
+    `delimiter="\t"` reads GLUE-style TSV, where quotes are ordinary characters. A
+    malformed record is a problem of its first line for `collector` (a
+    `ProblemCollector`); before the first row (the header, say) it ends the reading.
     """
     if delimiter == ",":
         reader = csv.reader(line_stream(lines), strict=True)
     else:
         reader = csv.reader(line_stream(lines), delimiter=delimiter, quoting=csv.QUOTE_NONE)
-    previous_line = 0
+    previous_line, first = 0, True
     while True:
         try:
             row = next(reader)
         except StopIteration:
             return
         except csv.Error as error:
-            raise ValueError(f"{path}:{previous_line + 1}: malformed record ({error}).") from None
+            detail = f"malformed record ({error})."
+            collector.add(ReadError.at(path, previous_line + 1, detail, record=not first))
+            previous_line = reader.line_num
+            continue
         line, previous_line = previous_line + 1, reader.line_num
         if row:
+            first = False
             yield line, row
