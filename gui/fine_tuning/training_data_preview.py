@@ -6,14 +6,15 @@ so `TrainingDataPreview.load` may run on any thread.
 
 import csv
 import dataclasses
-import io
 import json
 import pathlib
 import re
 
 from kbert.finetuning.task_specs import TASK_SPECS
 from kbert_gui.fine_tuning.column_mapping_form import CHOOSE_LABEL
-from kbert_gui.fine_tuning.table_problems import error_line
+from kbert_gui.fine_tuning.raw_rows import raw_lines
+from kbert_gui.fine_tuning.raw_rows import raw_table
+from kbert_gui.fine_tuning.table_problems import file_problems
 from kbert_gui.fine_tuning.table_problems import table_problems
 
 # The data each task of the fine-tuning tab reads ("masked-lm" is continued masked-LM
@@ -48,8 +49,8 @@ class TrainingDataPreview:
         summary: a line about the whole file ("120 examples; labels: neg, pos").
         error: the reader's message for the first problem, or None.
         error_line: the line it names, or None.
-        problems: every problem found, `(line or None, message)` pairs (tables list
-            up to `table_problems.MAX_PROBLEMS`; other files their first).
+        problems: every problem found, `(line or None, message)` pairs in the order
+            of the file (up to `table_problems.MAX_PROBLEMS`).
     """
 
     path: str
@@ -112,82 +113,6 @@ class TrainingDataPreview:
         return self.error is None
 
 
-def _cell(value):
-    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-
-
-def _raw_table(path, file_format, has_header, max_rows, wanted_lines=()):
-    """`(file_columns, rows, lines)` of a table file, read without checks.
-
-    Stops at `max_rows` rows (or at a record it cannot parse); `wanted_lines`, where
-    beyond them, adds the records that start on those lines.
-    """
-    from kbert.data.text_file import numbered_lines
-    from kbert.data.text_file import read_text_file
-
-    text = read_text_file(path)
-    wanted = set(wanted_lines)
-    last_wanted = max(wanted, default=0)
-    rows, lines = [], []
-
-    def keep(line):
-        """Whether to show the record on `line`; None once nothing later is wanted."""
-        if len(rows) < max_rows or line in wanted:
-            return True
-        return False if line < last_wanted else None
-
-    if file_format == "jsonl":
-        keys = []
-        for line, content in numbered_lines(text):
-            if not content.strip():
-                continue
-            try:
-                record = json.loads(content)
-            except json.JSONDecodeError:
-                record = {"(invalid JSON)": content}
-            if not isinstance(record, dict):
-                record = {"(not an object)": content}
-            keys.extend(key for key in record if key not in keys)
-            shown = keep(line)
-            if shown is None:
-                break
-            if shown:
-                rows.append(record)
-                lines.append(line)
-        table = [tuple(_cell(record.get(key, "")) for key in keys) for record in rows]
-        return tuple(keys), table, lines
-
-    if file_format == "csv":
-        reader = csv.reader(io.StringIO(text, newline=""))
-    else:
-        reader = csv.reader(io.StringIO(text, newline=""), delimiter="\t", quoting=csv.QUOTE_NONE)
-    header, previous_line = None, 0
-    while True:
-        try:
-            row = next(reader)
-        except (StopIteration, csv.Error):
-            break
-        line, previous_line = previous_line + 1, reader.line_num
-        if not row:
-            continue
-        if header is None:
-            header = row if has_header else [f"column {index + 1}" for index in range(len(row))]
-            if has_header:
-                continue
-        shown = keep(line)
-        if shown is None:
-            break
-        if shown:
-            rows.append(row)
-            lines.append(line)
-    header = header or []
-    width = len(header)
-    table = [
-        tuple(row[:width]) + ("",) * (width - len(row)) if width else tuple(row) for row in rows
-    ]
-    return tuple(header), table, lines
-
-
 def _load_table(path, columns, has_header, max_rows):
     from kbert.data import classification_label_names
     from kbert.finetuning.label_checks import check_several_labels
@@ -202,7 +127,7 @@ def _load_table(path, columns, has_header, max_rows):
     file_format = _TABLE_FORMATS[suffix]
     if file_format == "jsonl":
         has_header = True
-    file_columns, rows, lines = _raw_table(path, file_format, has_header, max_rows)
+    file_columns, rows, lines = raw_table(path, file_format, has_header, max_rows)
     if not file_columns:
         return TrainingDataPreview(
             path, "table", error=f"{path}: the file is empty: it has no columns and no rows."
@@ -230,7 +155,7 @@ def _load_table(path, columns, has_header, max_rows):
     if problems:
         missing = [line for line, _ in problems if line is not None and line not in lines]
         if missing:
-            file_columns, rows, lines = _raw_table(
+            file_columns, rows, lines = raw_table(
                 path, file_format, has_header, max_rows, missing
             )
         (first_line, first), *_ = problems
@@ -246,24 +171,21 @@ def _load_table(path, columns, has_header, max_rows):
     return shown(summary)
 
 
-def _raw_lines(path, max_rows, wanted_line=None):
-    """`(rows, lines)`: the file's first lines as one-cell rows (plus `wanted_line`)."""
-    rows, lines = [], []
-    with open(path, encoding="utf-8-sig", errors="replace", newline="") as file:
-        for number, content in enumerate(file, start=1):
-            if number <= max_rows or number == wanted_line:
-                rows.append((content.rstrip("\r\n"),))
-                lines.append(number)
-            elif wanted_line is None or number > wanted_line:
-                break
-    return rows, lines
-
-
-def _failed(path, kind, message, max_rows, file_columns=()):
-    line = error_line(path, message)
-    rows, lines = _raw_lines(path, max_rows, line)
+def _failed(path, kind, problems, max_rows, file_columns=()):
+    """A rejected file's preview: its first lines and those of its `problems`, raw."""
+    (line, message), *_ = problems
+    rows, lines = raw_lines(path, max_rows, [line for line, _ in problems if line is not None])
     return TrainingDataPreview(
-        path, kind, tuple(file_columns), ("line",), tuple(rows), tuple(lines), "", message, line
+        path,
+        kind,
+        tuple(file_columns),
+        ("line",),
+        tuple(rows),
+        tuple(lines),
+        "",
+        message,
+        line,
+        tuple(problems),
     )
 
 
@@ -272,15 +194,12 @@ def _load_conll(path, max_rows):
     from kbert.data import label_names_from_tags
     from kbert.data import read_conll
 
-    try:
-        sentences = read_conll(path)
-        if not sentences:
-            raise ValueError(f"{path}: no sentences found.")
-        tag_sequences = [sentence.tags for sentence in sentences]
-        labels = label_names_from_tags(tag_sequences)
-        scheme = detect_tag_scheme(tag_sequences)
-    except ValueError as problem:
-        return _failed(path, "conll", str(problem), max_rows)
+    sentences, problems = file_problems(read_conll, path, f"{path}: no sentences found.")
+    if problems:
+        return _failed(path, "conll", problems, max_rows)
+    tag_sequences = [sentence.tags for sentence in sentences]
+    labels = label_names_from_tags(tag_sequences)
+    scheme = detect_tag_scheme(tag_sequences)
     shown = sentences[:max_rows]
     rows = tuple((" ".join(sentence.tokens), " ".join(sentence.tags)) for sentence in shown)
     summary = f"{len(sentences)} sentences; {scheme} tags: {', '.join(labels)}"
@@ -298,12 +217,9 @@ def _load_conll(path, max_rows):
 def _load_squad(path, max_rows):
     from kbert.data import read_squad
 
-    try:
-        questions = read_squad(path)
-        if not questions:
-            raise ValueError(f"{path}: no questions found.")
-    except ValueError as problem:
-        return _failed(path, "squad", str(problem), max_rows)
+    questions, problems = file_problems(read_squad, path, f"{path}: no questions found.")
+    if problems:
+        return _failed(path, "squad", problems, max_rows)
     shown = questions[:max_rows]
     rows = tuple(
         (
@@ -358,10 +274,9 @@ def _load_choices(path, columns, max_rows):
     options = {key: value for key, value in (columns or {}).items() if value is not None}
     if "start_column" in options:
         options["start_column"] = options["start_column"] or None
-    try:
-        examples = read_multiple_choice(path, **options)
-    except ValueError as problem:
-        return _failed(path, "choices", str(problem), max_rows, file_columns)
+    examples, problems = file_problems(read_multiple_choice, path, f"{path}: no records found.", **options)
+    if problems:
+        return _failed(path, "choices", problems, max_rows, file_columns)
     shown = examples[:max_rows]
     # One column per ending (every example has as many endings as the first).
     rows = tuple((example.context, *example.endings, str(example.label)) for example in shown)
@@ -379,15 +294,17 @@ def _load_choices(path, columns, max_rows):
 
 
 def _load_text(path, max_rows):
+    from kbert.data import ReadError
     from kbert.data.text_file import read_text_file
 
     try:
         text = read_text_file(path)
     except ValueError as problem:
-        return _failed(path, "text", str(problem), max_rows)
+        line = problem.problem.line if isinstance(problem, ReadError) else None
+        return _failed(path, "text", [(line, str(problem))], max_rows)
     all_lines = text.splitlines()
     if not any(line.strip() for line in all_lines):
-        return _failed(path, "text", f"{path}: the file holds no text.", max_rows)
+        return _failed(path, "text", [(None, f"{path}: the file holds no text.")], max_rows)
     documents, in_document = 0, False
     for line in all_lines:
         if line.strip() and not in_document:

@@ -1,5 +1,6 @@
 """The fine-tuning tab's setup: the hyperparameter form under the wheel, the label
-column, empty files, every problem of a table, and files that survive a task switch."""
+column, empty files, every problem of a table or CoNLL file, and files that survive a
+task switch."""
 
 import pytest
 from PySide6.QtCore import QPoint
@@ -134,6 +135,20 @@ def test_every_problem_of_a_table_is_listed_up_to_a_limit(tab, qtbot, tmp_path):
     qtbot.waitUntil(lambda: str(many) in tab.error_banner.message, timeout=PREVIEW_TIMEOUT_MS)
     assert len(tab.error_banner.message.splitlines()) == MAX_PROBLEMS
     assert f"the first {MAX_PROBLEMS} problems" in tab.preview_summary.text()
+
+
+def test_every_problem_of_a_conll_file_is_listed(tab, qtbot, tmp_path):
+    path = tmp_path / "train.conll"
+    path.write_text("EU B-ORG\nrejects PER\n\nPeter B-PER\n\nBlackburn\n", encoding="utf-8")
+    tab.set_task("token-classification")
+    tab.set_training_file(path)
+    qtbot.waitUntil(lambda: ":6:" in tab.error_banner.message, timeout=PREVIEW_TIMEOUT_MS)
+    malformed = "(expected 'O' or B-, I-, E-, S- followed by an entity type, e.g. 'B-PER')."
+    messages = [f"{path}:2: malformed tag 'PER' {malformed}", f"{path}:6: malformed tag 'Blackburn' {malformed}"]
+    assert tab.error_banner.message.splitlines() == messages
+    model = tab.preview_model
+    assert [model.row_error(row) for row in model.error_rows()] == messages
+    assert "all 2 problems are listed above" in tab.preview_summary.text()
 
 
 def test_switching_the_task_keeps_each_kinds_files(tab, qtbot, tmp_path, data):
