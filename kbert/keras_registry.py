@@ -20,12 +20,14 @@ import importlib.machinery
 import sys
 
 from kbert.lazy_imports import names_by_module
+from kbert.model_table import BUILT_IN_CLASSES
 
 KBERT_PACKAGE = "kbert"
 KERAS_MODULE = "keras"
 
 # Every class kbert registers (`register_keras_serializable(package="kbert")`) -> its
-# module. tests/test_keras_registry.py checks the table against the source.
+# module: kbert's model classes from the model table, and these layers, losses, metrics
+# and optimizers. tests/test_keras_archives.py checks the table against the source.
 KERAS_CLASSES = names_by_module(
     {
         "kbert.layers.bert_embeddings": ("BertEmbeddings",),
@@ -34,20 +36,13 @@ KERAS_CLASSES = names_by_module(
         "kbert.layers.bert_self_attention": ("BertSelfAttention",),
         "kbert.layers.host_truncated_normal": ("HostTruncatedNormal",),
         "kbert.layers.masked_lm_head": ("MaskedLMHead",),
-        "kbert.models.bert_backbone": ("BertBackbone",),
-        "kbert.models.bert_classifier": ("BertClassifier",),
-        "kbert.models.bert_masked_lm": ("BertMaskedLM",),
-        "kbert.models.bert_multiple_choice": ("BertMultipleChoice",),
-        "kbert.models.bert_pretrainer": ("BertPretrainer",),
-        "kbert.models.bert_question_answerer": ("BertQuestionAnswerer",),
-        "kbert.models.bert_token_classifier": ("BertTokenClassifier",),
         "kbert.pretraining.dynamic_masking": ("DynamicMasking",),
         "kbert.training.bert_adamw": ("BertAdamW",),
         "kbert.training.ignore_class_accuracy": ("IgnoreClassAccuracy",),
         "kbert.training.optimization": ("LinearWarmupDecay",),
         "kbert.training.token_cross_entropy": ("TokenCrossEntropy",),
     }
-)
+) | {row.name: row.module for row in BUILT_IN_CLASSES}
 
 
 def module_of(registered_name):

@@ -135,6 +135,8 @@ LAYERS = (
     ("checkpoints",),
     ("architecture",),
     ("__init__", "keras_registry"),
+    # What each model class is, as plain data (every layer above reads it).
+    ("model_table",),
     ("files", "argument_checks", "platform_support", "lazy_imports", "optional_packages"),
 )
 
@@ -205,6 +207,7 @@ def test_the_light_parts_import_no_keras():
     code = (
         "import sys\n"
         "import kbert.architecture.bert_config, kbert.finetuning.task_specs, kbert.training.precisions\n"
+        "import kbert.model_table, kbert.finetuning.search_folder, kbert.training.run_state\n"
         "import kbert.finetuning, kbert.training, kbert.pretraining, kbert.presets\n"
         "from kbert.finetuning import FineTuningConfig, TASK_SPECS\n"
         "from kbert.training import PRECISIONS\n"

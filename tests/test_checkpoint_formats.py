@@ -30,6 +30,8 @@ from kbert.checkpoints.tokenizer_data import TOKENIZER_DEFAULTS
 from kbert.checkpoints.tokenizer_data import TokenizerData
 from kbert.checkpoints.weights_file import read_weights
 from kbert.checkpoints.weights_file import write_weights
+from kbert.model_table import BUILT_IN_CLASSES
+from kbert.model_table import model_class
 from kbert.tokenizer import BertTokenizer
 from test_google_import import GOOGLE_CONFIG
 from test_google_import import VOCABULARY
@@ -37,14 +39,14 @@ from test_google_import import write_google_checkpoint
 
 REPOSITORY = pathlib.Path(__file__).resolve().parents[1]
 CONFIG = huggingface_config.config_from_huggingface(GOOGLE_CONFIG)
-CLASSES = tuple(bert_layout.TASK_HEADS)
+CLASSES = tuple(row.name for row in BUILT_IN_CLASSES)
 NUM_CLASSES = 3
 
 
 def random_data(class_name, config=CONFIG, seed=0):
     """A `CheckpointData` of `class_name` with every variable drawn."""
     rng = np.random.default_rng(seed)
-    num_classes = NUM_CLASSES if class_name in bert_layout.CLASSIFIERS else None
+    num_classes = NUM_CLASSES if model_class(class_name).has_class_head else None
     weights = {
         variable.path: rng.standard_normal(variable.shape).astype(np.float32)
         for variable in bert_layout.model_variables(config, class_name, num_classes)
@@ -52,7 +54,7 @@ def random_data(class_name, config=CONFIG, seed=0):
     task = {}
     if num_classes:
         task = {"num_classes": num_classes, "label_names": None, "dropout": 0.1}
-    elif "masked_lm_head" in bert_layout.TASK_HEADS[class_name]:
+    elif "masked_lm_head" in model_class(class_name).head_layer_names:
         task = {"head_activation": "gelu", "head_layer_norm_epsilon": 1e-5}
     tokenizer = TokenizerData(VOCABULARY, {"lowercase": True, "max_length": config.max_positions})
     return CheckpointData(class_name, config, weights, task, tokenizer)
@@ -73,12 +75,12 @@ def test_the_layout_is_what_every_model_class_builds():
     for class_name in CLASSES:
         if class_name == "BertBackbone":
             model = backbone
-        elif class_name in bert_layout.CLASSIFIERS:
+        elif model_class(class_name).has_class_head:
             model = getattr(models, class_name)(backbone, num_classes=NUM_CLASSES)
         else:
             model = getattr(models, class_name)(backbone)
         built = {path: value.shape for path, value in checkpoint_data(model).weights.items()}
-        num_classes = NUM_CLASSES if class_name in bert_layout.CLASSIFIERS else None
+        num_classes = NUM_CLASSES if model_class(class_name).has_class_head else None
         layout = {
             variable.path: variable.shape
             for variable in bert_layout.model_variables(CONFIG, class_name, num_classes)

@@ -3,14 +3,12 @@
 import html
 import pathlib
 
+from kbert.finetuning.search_folder import JOURNAL_FILE as SEARCH_JOURNAL
 from kbert_gui.fine_tuning.column_mapping_form import CHOOSE_LABEL
 from kbert_gui.fine_tuning.fine_tuning_job import MASKED_LM
 from kbert_gui.fine_tuning.search_form import SINGLE_RUN
 from kbert_gui.fine_tuning.training_data_preview import DATA_KINDS
 
-# `kbert.finetuning.fine_tuning_search.JOURNAL_FILE` (that module imports Keras): a
-# folder holding it holds a search, which starting the same search again continues.
-SEARCH_JOURNAL = "search.journal"
 USE_SETUP_LINK = "use-setup"
 
 

@@ -3,31 +3,13 @@
 import dataclasses
 import pathlib
 
+from kbert.model_table import MODEL_CLASSES
+from kbert.training.run_state import MODEL_FOLDER as RUN_MODEL_FOLDER
 from kbert_gui.tab_key import TabKey
 
-# Inside a run folder, the saved model (kbert.training.run_state.MODEL_FOLDER, which
-# the window's name helpers must not import: that would load kbert on the UI thread).
-RUN_MODEL_FOLDER = "model"
 # A label list longer than this is cut short in names ("… 12 labels").
 MAX_NAMED_LABELS = 6
 BIO_PREFIXES = ("B-", "I-", "E-", "S-", "L-", "U-")
-
-# The tab that uses each task class; classes not listed are base models (masked words).
-_TAB_OF_CLASS = {
-    "BertClassifier": TabKey.CLASSIFY,
-    "BertTokenClassifier": TabKey.CLASSIFY,
-    "BertQuestionAnswerer": TabKey.QUESTION_ANSWERING,
-    "BertMultipleChoice": TabKey.CLASSIFY,
-}
-_KIND_OF_CLASS = {
-    "BertClassifier": "classifier",
-    "BertTokenClassifier": "tagger",
-    "BertQuestionAnswerer": "question answering",
-    "BertMultipleChoice": "multiple choice",
-    "BertMaskedLM": "masked LM",
-    "BertPretrainer": "pretrained",
-    "BertBackbone": "encoder only",
-}
 BASE_MODEL_TAB = TabKey.MASKED_WORDS
 
 
@@ -77,8 +59,10 @@ class ModelDescription:
 
     @property
     def kind(self):
-        """What the model does, in words: "classifier", "tagger", "pretrained", ..."""
-        return _KIND_OF_CLASS.get(self.class_name, self.class_name)
+        """What the model does, in words: "classifier", "tagger", "pretrained", ...
+        (the model table's `app_kind`; the class name for a class without one)."""
+        row = MODEL_CLASSES.get(self.class_name)
+        return self.class_name if row is None or row.app_kind is None else row.app_kind
 
     @property
     def tab_key(self):
@@ -88,8 +72,8 @@ class ModelDescription:
     @property
     def is_fine_tuned(self):
         """True for a model with a task head of its own (classifier, tagger, QA,
-        multiple choice)."""
-        return self.class_name in _TAB_OF_CLASS
+        multiple choice, or a head a package added to the model table)."""
+        return self.tab_key != BASE_MODEL_TAB
 
     @property
     def entity_types(self):
@@ -129,10 +113,12 @@ class ModelDescription:
 
 
 def tab_of_class(class_name):
-    """The `TabKey` of the tab that uses a model of the task class `class_name`:
-    "Classify & tag" for a classifier, tagger or multiple-choice model, "Question
-    answering" for a QA model, "Masked words" for any other (a base model)."""
-    return _TAB_OF_CLASS.get(class_name, BASE_MODEL_TAB)
+    """The `TabKey` of the tab that uses a model of the task class `class_name` (the
+    model table's `app_tab`): "Classify & tag" for a classifier, tagger or
+    multiple-choice model, "Question answering" for a QA model, "Masked words" for a
+    base model or a class the table does not hold."""
+    row = MODEL_CLASSES.get(class_name)
+    return BASE_MODEL_TAB if row is None else TabKey(row.app_tab)
 
 
 def short_name(source):

@@ -18,6 +18,7 @@ Dense kernel is (in, out).
 import numpy as np
 
 from kbert.architecture.layout_variable import LayoutVariable
+from kbert.model_table import model_class
 
 BACKBONE_PREFIX = "backbone/"
 HEAD_PREFIX = "head/"
@@ -50,53 +51,12 @@ _POOLER = (
     ("pooler/dense/kernel", ("H", "H")),
     ("pooler/dense/bias", ("H",)),
 )
-# Head layer -> its variables. The masked-LM head is tied to the token embedding: it
-# owns its transform, LayerNorm and output bias only.
-HEAD_LAYERS = {
-    "masked_lm_head": (
-        ("masked_lm_head/transform_dense/kernel", ("H", "H")),
-        ("masked_lm_head/transform_dense/bias", ("H",)),
-        ("masked_lm_head/layer_norm/gamma", ("H",)),
-        ("masked_lm_head/layer_norm/beta", ("H",)),
-        ("masked_lm_head/output_bias", ("V",)),
-    ),
-    "next_sentence_head": (
-        ("next_sentence_head/kernel", ("H", "2")),
-        ("next_sentence_head/bias", ("2",)),
-    ),
-    "classifier_head": (
-        ("classifier_head/kernel", ("H", "C")),
-        ("classifier_head/bias", ("C",)),
-    ),
-    "token_classifier_head": (
-        ("token_classifier_head/kernel", ("H", "C")),
-        ("token_classifier_head/bias", ("C",)),
-    ),
-    "span_head": (
-        ("span_head/kernel", ("H", "2")),
-        ("span_head/bias", ("2",)),
-    ),
-    "choice_head": (
-        ("choice_head/kernel", ("H", "1")),
-        ("choice_head/bias", ("1",)),
-    ),
-}
-# kbert model class -> its head layers (the classes' `head_layer_names`).
-TASK_HEADS = {
-    "BertBackbone": (),
-    "BertPretrainer": ("masked_lm_head", "next_sentence_head"),
-    "BertMaskedLM": ("masked_lm_head",),
-    "BertClassifier": ("classifier_head",),
-    "BertTokenClassifier": ("token_classifier_head",),
-    "BertQuestionAnswerer": ("span_head",),
-    "BertMultipleChoice": ("choice_head",),
-}
-# Classes whose head has one output per class (`num_classes`).
-CLASSIFIERS = ("BertClassifier", "BertTokenClassifier")
+# Each model class's head layers and their variables are its row of the model table
+# (`kbert.model_table.ModelClass.head_layers`).
 
 
 def _size(letter, config, num_classes):
-    sizes = {
+    sizes = {  # one per letter of `kbert.model_table.SHAPE_LETTERS`
         "V": config.vocabulary_size,
         "H": config.hidden_size,
         "3H": 3 * config.hidden_size,
@@ -131,21 +91,22 @@ def backbone_variables(config):
 
 
 def head_variables(config, class_name, num_classes=None):
-    """Every head variable of the kbert task `class_name` (none for "BertBackbone").
+    """Every head variable of the kbert model class `class_name` (none for "BertBackbone").
+
+    The head's layers and their variables are the class's row of the model table
+    (`kbert.model_table.ModelClass.head_layers`).
 
     Args:
         config: the backbone's `BertConfig`.
-        class_name: a key of `TASK_HEADS`.
-        num_classes: the classes of a `BertClassifier` or `BertTokenClassifier`.
+        class_name: a class of `kbert.model_table.MODEL_CLASSES`.
+        num_classes: the classes of a head with one output per class (a
+            `BertClassifier` or `BertTokenClassifier`).
 
     Raises:
-        ValueError: for an unknown class, or a classifier without `num_classes`.
+        ValueError: for an unknown class, or a class head without `num_classes`.
     """
-    if class_name not in TASK_HEADS:
-        raise ValueError(
-            f"`class_name` must be one of {sorted(TASK_HEADS)}. Received: class_name={class_name!r}"
-        )
-    if class_name in CLASSIFIERS and (
+    row = model_class(class_name)
+    if row.has_class_head and (
         isinstance(num_classes, bool) or not isinstance(num_classes, int) or num_classes < 1
     ):
         raise ValueError(
@@ -153,10 +114,10 @@ def head_variables(config, class_name, num_classes=None):
             f"Received: num_classes={num_classes!r}"
         )
     variables = []
-    for layer_name in TASK_HEADS[class_name]:
-        variables += _variables(HEAD_PREFIX, HEAD_LAYERS[layer_name], config, num_classes)
+    for layer_name, entries in row.head_layers:
+        templates = tuple((f"{layer_name}/{name}", shape) for name, shape in entries)
+        variables += _variables(HEAD_PREFIX, templates, config, num_classes)
     return variables
-
 
 def model_variables(config, class_name="BertBackbone", num_classes=None):
     """`backbone_variables` then `head_variables`: every weight of the model."""

@@ -3,6 +3,7 @@
 import dataclasses
 
 from kbert.architecture import bert_layout
+from kbert.model_table import model_class
 
 
 @dataclasses.dataclass
@@ -13,7 +14,7 @@ class CheckpointData:
     (`kbert.checkpoints`). `kbert.models` builds the model; nothing here needs Keras.
 
     Attributes:
-        class_name: the kbert model class, a key of `bert_layout.TASK_HEADS`
+        class_name: the kbert model class, a row of `kbert.model_table.MODEL_CLASSES`
             ("BertBackbone", "BertClassifier", ...).
         config: the backbone's `kbert.architecture.BertConfig`.
         weights: `{kbert preset path: float32 np.ndarray}`, paths as in
@@ -44,7 +45,7 @@ class CheckpointData:
 
     def variables(self):
         """Every variable the model has (`bert_layout.model_variables`)."""
-        num_classes = self.num_classes if self.class_name in bert_layout.CLASSIFIERS else None
+        num_classes = self.num_classes if model_class(self.class_name).has_class_head else None
         return bert_layout.model_variables(self.config, self.class_name, num_classes)
 
     def require_weights(self, variables, action="export"):

@@ -52,6 +52,7 @@ from kbert.files.bounded_reader import checked_path
 from kbert.files.load_budget import check_load_budget
 from kbert.files.load_budget import check_stored_bytes
 from kbert.files.load_budget import stored_bytes
+from kbert.model_table import model_class
 
 logger = logging.getLogger("kbert.checkpoints")
 
@@ -261,7 +262,7 @@ def read_google(folder, lowercase=None):
         include_pooler=False,
     )
     class_name, task = _model_class(tensors, prefix)
-    if "masked_lm_head" in bert_layout.TASK_HEADS[class_name]:
+    if "masked_lm_head" in model_class(class_name).head_layer_names:
         task = {
             "head_activation": config.activation,
             "head_layer_norm_epsilon": config.layer_norm_epsilon,

@@ -54,6 +54,7 @@ from kbert.files.atomic_write import check_free_space
 from kbert.files.atomic_write import raise_if_disk_full
 from kbert.files.atomic_write import write_json_atomically
 from kbert.files.atomic_write import write_text_atomically
+from kbert.model_table import model_class
 
 logger = logging.getLogger("kbert.checkpoints")
 
@@ -190,7 +191,7 @@ def read_huggingface(folder):
         config_path,
         include_pooler=False,
     )
-    if "masked_lm_head" in bert_layout.TASK_HEADS[class_name]:
+    if "masked_lm_head" in model_class(class_name).head_layer_names:
         _tie_decoder(tensors, hf_config)
     variables = bert_layout.model_variables(config, class_name, task.get("num_classes"))
     pooler = [v for v in variables if v.path.startswith("backbone/pooler/")]
@@ -215,7 +216,7 @@ def read_huggingface(folder):
     weights = WEIGHTS.read(
         [v for v in variables if v not in drawn], stored, config, against="its config.json"
     )
-    if "masked_lm_head" in bert_layout.TASK_HEADS[class_name]:
+    if "masked_lm_head" in model_class(class_name).head_layer_names:
         _check_tied_decoder(
             tensors, stored, weights["backbone/embeddings/token_embedding/embeddings"]
         )

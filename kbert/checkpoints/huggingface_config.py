@@ -9,24 +9,22 @@ it. Google's `bert_config.json` uses the same field names.
 import logging
 import pathlib
 
-from kbert.architecture import bert_layout
 from kbert.architecture.bert_config import BertConfig
 from kbert.files.bounded_reader import read_json
+from kbert.model_table import BUILT_IN_CLASSES
+from kbert.model_table import model_class
 
 logger = logging.getLogger("kbert.checkpoints")
 
 CONFIG_FILE = "config.json"
 
-# Hugging Face architecture -> the kbert model with the same heads. "BertModel" is also
-# what a config without `architectures` means.
+# Hugging Face architecture -> the kbert model with the same heads (the model table's
+# `huggingface_architecture` of kbert's classes, whose weights `huggingface` maps).
+# "BertModel" is also what a config without `architectures` means.
 ARCHITECTURES = {
-    "BertModel": "BertBackbone",
-    "BertForPreTraining": "BertPretrainer",
-    "BertForMaskedLM": "BertMaskedLM",
-    "BertForSequenceClassification": "BertClassifier",
-    "BertForTokenClassification": "BertTokenClassifier",
-    "BertForQuestionAnswering": "BertQuestionAnswerer",
-    "BertForMultipleChoice": "BertMultipleChoice",
+    row.huggingface_architecture: row.name
+    for row in BUILT_IN_CLASSES
+    if row.huggingface_architecture is not None
 }
 # Hugging Face config field -> BertConfig field. A field missing from config.json takes
 # BertConfig's default, which equals transformers' BertConfig default for every one.
@@ -202,7 +200,8 @@ def _label_names(hf_config, source):
 
 def task_arguments(class_name, config, hf_config, source):
     """The kbert task arguments a Hugging Face config implies (labels, dropout, head)."""
-    if class_name in bert_layout.CLASSIFIERS:
+    row = model_class(class_name)
+    if row.has_class_head:
         names = _label_names(hf_config, source)
         # transformers uses classifier_dropout for the head when set, else hidden_dropout_prob.
         dropout = _classifier_dropout(hf_config, source)
@@ -214,7 +213,7 @@ def task_arguments(class_name, config, hf_config, source):
     if class_name == "BertMultipleChoice":
         dropout = _classifier_dropout(hf_config, source)
         return {"dropout": config.hidden_dropout if dropout is None else dropout}
-    if "masked_lm_head" in bert_layout.TASK_HEADS[class_name]:
+    if "masked_lm_head" in row.head_layer_names:
         # transformers' head transform uses the encoder's activation and epsilon.
         return {
             "head_activation": config.activation,
@@ -244,7 +243,7 @@ def huggingface_config(data):
         "pad_token_id": tokenizer.token_id(tokenizer.setting("pad_token")) if tokenizer else 0,
         "tie_word_embeddings": True,
     }
-    if data.class_name in bert_layout.CLASSIFIERS:
+    if model_class(data.class_name).has_class_head:
         labels = data.task.get("label_names") or [
             f"LABEL_{index}" for index in range(data.num_classes)
         ]

@@ -24,6 +24,7 @@ from kbert.checkpoints.keras_hub_serialization import serialized
 from kbert.checkpoints.keras_hub_tokenizer import check_tokenizer_exportable
 from kbert.checkpoints.keras_hub_tokenizer import tokenizer_config
 from kbert.files.bounded_reader import read_json
+from kbert.model_table import BUILT_IN_CLASSES
 
 logger = logging.getLogger("kbert.checkpoints")
 
@@ -58,15 +59,9 @@ _REQUIRED_ARGUMENTS = (
 # (with the exact "gelu" activation).
 KERAS_HUB_LAYER_NORM_EPSILON = 1e-12
 KERAS_HUB_HEAD_LAYER_NORM_EPSILON = 1e-5
-# kbert class -> (keras-hub task, its module, its preprocessor) for the tasks keras-hub has.
-TASKS = {
-    "BertMaskedLM": ("BertMaskedLM", "bert_masked_lm", "BertMaskedLMPreprocessor"),
-    "BertClassifier": (
-        "BertTextClassifier",
-        "bert_text_classifier",
-        "BertTextClassifierPreprocessor",
-    ),
-}
+# kbert class -> (keras-hub task, its module, its preprocessor) for the tasks keras-hub
+# has (the model table's `keras_hub_task` of kbert's classes).
+TASKS = {row.name: row.keras_hub_task for row in BUILT_IN_CLASSES if row.keras_hub_task}
 
 
 # --- Reading --------------------------------------------------------------------------------

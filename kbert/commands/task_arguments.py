@@ -102,8 +102,18 @@ def task_from_arguments(args, metric=None):
         return make_adapter(args.task, format=args.format, metric=metric, **choice_columns)
     if args.task == "token-classification":
         return make_adapter(args.task, token_column=args.token_column, tag_column=args.tag_column)
-    windowing = None
-    if args.doc_stride is not None:
-        # The window length is the run's --max-length (the adapter's rule).
-        windowing = QuestionWindowing(max_length=None, doc_stride=args.doc_stride)
-    return make_adapter(args.task, windowing=windowing)
+    if args.task == "qa":
+        windowing = None
+        if args.doc_stride is not None:
+            # The window length is the run's --max-length (the adapter's rule).
+            windowing = QuestionWindowing(max_length=None, doc_stride=args.doc_stride)
+        return make_adapter(args.task, windowing=windowing)
+    # A task a package registered: the column options given, which its adapter must take.
+    return make_adapter(
+        args.task,
+        text_column=_column(args.text_column),
+        pair_column=_column(args.pair_column),
+        label_column=_column(args.label_column),
+        format=args.format,
+        metric=metric,
+    )

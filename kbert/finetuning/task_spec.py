@@ -3,14 +3,18 @@
 import dataclasses
 import importlib
 
+from kbert.model_table import MODEL_CLASSES
+
 
 @dataclasses.dataclass(frozen=True)
 class TaskSpec:
     """One task kbert fine-tunes on, as plain data (importing it loads no Keras).
 
     `kbert.finetuning.make_adapter`, `kbert finetune --task`, the app's task list, its data
-    preview, column mapping and probe all read these fields; adding a task is one more
-    `TaskSpec` in `kbert.finetuning.task_specs` plus its adapter class and head.
+    preview, column mapping and probe all read these fields. A task is one `TaskSpec`
+    (`kbert.finetuning.task_specs.register_task`) beside its adapter class, and its
+    head's model class with its row of the model table (`kbert.model_table`); two tasks
+    may share a head (classification and pair classification).
 
     Attributes:
         name: the name users type ("classification", "qa", ...).
@@ -22,12 +26,15 @@ class TaskSpec:
         file_types: the file extensions the task reads, for file dialogs.
         columns: for table data, the column roles and their default names, in order
             (e.g. `(("text", "text"), ("label", "label"))`); empty for other kinds.
-        head: the task model's class name in `kbert.models`.
+        head: the task model's class, a row of `kbert.model_table.MODEL_CLASSES`.
         metrics: the scores evaluation reports, the selection metric first.
-        probe_fields: the inputs of a probe (an example predicted while training).
+        probe_fields: the inputs of a probe (an example predicted while training), in
+            the order the model's inference verb takes them.
         adapter: "module:Class" of the `FineTuningAdapter` that trains it, or None for a
             task another loop runs (continued pretraining: `kbert.pretraining`).
         adapter_options: fixed options of the adapter (e.g. the pair column).
+        probe_options: fixed keyword arguments of the inference verb for a probe
+            (e.g. `(("top_k", 3),)`).
     """
 
     name: str
@@ -41,6 +48,7 @@ class TaskSpec:
     probe_fields: tuple
     adapter: str = None
     adapter_options: tuple = ()
+    probe_options: tuple = ()
 
     @property
     def metric(self):
@@ -60,16 +68,29 @@ class TaskSpec:
         return getattr(importlib.import_module(module), name)
 
     def predict(self, model, probe):
-        """The task model's prediction for `probe` (a dict of `probe_fields`)."""
+        """The task model's prediction for `probe` (a dict of `probe_fields`).
+
+        The model answers with its class's inference verb (the model table's
+        `inference_verb`: `model.classify(text, pair)`, `model.answer(question,
+        context, top_k=3)`, ...), the probe's fields in `probe_fields` order.
+        """
         missing = [field for field in self.probe_fields if not probe.get(field)]
         if missing:
             raise ValueError(f"The probe of {self.name!r} needs {missing}. Received: {probe!r}")
-        if self.head == "BertClassifier":
-            return model.classify(probe["text"], pairs=probe.get("pair"))
-        if self.head == "BertTokenClassifier":
-            return model.tag(probe["text"])
-        if self.head == "BertQuestionAnswerer":
-            return model.answer(probe["question"], probe["context"], top_k=3)
-        if self.head == "BertMultipleChoice":
-            return model.choose(probe["context"], list(probe["endings"]))
-        return model.fill_mask(probe["text"], top_k=5)
+        verb = inference_verb(type(model))
+        arguments = [probe[field] for field in self.probe_fields]
+        arguments = [list(value) if isinstance(value, tuple) else value for value in arguments]
+        return getattr(model, verb)(*arguments, **dict(self.probe_options))
+
+
+def inference_verb(cls):
+    """The inference verb of the model class `cls`: that of the first class of its method
+    resolution order with one in the model table."""
+    for klass in cls.__mro__:
+        row = MODEL_CLASSES.get(klass.__name__)
+        if row is not None and row.inference_verb is not None:
+            return row.inference_verb
+    raise ValueError(
+        f"`model` must be a model class with an inference verb in kbert.model_table. "
+        f"Received: {cls.__name__}"
+    )

@@ -22,6 +22,7 @@ from kbert.checkpoints import kbert_preset
 from kbert.checkpoints.formats import read_folder
 from kbert.keras_registry import registered_object
 from kbert.layers.host_truncated_normal import skipped_random_initialization
+from kbert.model_table import MODEL_CLASSES
 from kbert.models.registered_names import KBERT_PACKAGE
 from kbert.models.registered_names import kbert_class_name
 from kbert.presets.model_source import is_local_source
@@ -33,17 +34,6 @@ logger = logging.getLogger("kbert.presets")
 SHARED_HEAD_ARGUMENTS = ("head_activation", "head_layer_norm_epsilon")
 BACKBONE_PREFIX = "backbone/"
 HEAD_PREFIX = "head/"
-
-# What each preset class holds, for messages about a head that is not there.
-_HEADS = {
-    "BertBackbone": "no task head",
-    "BertPretrainer": "masked-LM and next-sentence heads",
-    "BertMaskedLM": "a masked-LM head",
-    "BertClassifier": "a classifier head",
-    "BertTokenClassifier": "a token classifier head",
-    "BertQuestionAnswerer": "a question-answering head",
-    "BertMultipleChoice": "a multiple-choice head",
-}
 
 
 def registered_class(class_name, registered_name=None, folder=None):
@@ -68,7 +58,10 @@ def registered_class(class_name, registered_name=None, folder=None):
                 f"or load it as kbert's {class_name}: `{class_name}.from_preset(...)`."
             )
         return found
-    return registered_object(f"{KBERT_PACKAGE}>{class_name}")
+    row = MODEL_CLASSES.get(class_name)
+    return registered_object(
+        f"{KBERT_PACKAGE}>{class_name}" if row is None else row.registered_name
+    )
 
 
 def _backbone_of(backbone_class, data, dtype, load_weights, **kwargs):
@@ -109,6 +102,12 @@ def load_backbone(cls, preset, dtype=None, load_weights=True, **kwargs):
     return _backbone_of(target, data, dtype, load_weights, **kwargs)
 
 
+def _holds(class_name):
+    """What a preset of `class_name` holds, in words (the model table's `holds`)."""
+    row = MODEL_CLASSES.get(class_name)
+    return "another head" if row is None else row.holds
+
+
 def missing_head_message(task_class, source, class_name):
     """Why `source` (a `class_name` preset) cannot serve `task_class` without a new head."""
     task = task_class.fine_tuning_task
@@ -120,7 +119,7 @@ def missing_head_message(task_class, source, class_name):
     else:
         message = (
             f"The model {str(source)!r} has no {task_class.__name__} head: it is a "
-            f"{class_name} ({_HEADS.get(class_name, 'another head')})."
+            f"{class_name} ({_holds(class_name)})."
         )
     if task is None:
         return message + (

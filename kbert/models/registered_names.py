@@ -1,22 +1,27 @@
-"""How a model class is named in a preset: kbert's class for the weight layout, and the
-exact class in Keras' registry of serializable objects."""
+"""How a model class is named in a preset: its class in the model table for the weight
+layout, and the exact class in Keras' registry of serializable objects."""
 
 import keras
+
+from kbert.model_table import MODEL_CLASSES
 
 KBERT_PACKAGE = "kbert"
 
 
 def kbert_class_name(cls):
-    """The kbert class `cls` is or derives from ("BertClassifier" for a user's subclass).
+    """The model-table class `cls` is or derives from ("BertClassifier" for a user's subclass).
 
-    That is what the weight layout (`kbert.architecture.bert_layout.TASK_HEADS`) and every
-    checkpoint format know.
+    That is the row (`kbert.model_table.MODEL_CLASSES`) whose weight layout
+    (`kbert.architecture.bert_layout`) and checkpoint formats apply: the first class of
+    `cls`'s method resolution order that Keras' registry knows by the row's
+    `registered_name`.
 
     Raises:
-        ValueError: when `cls` derives from no kbert model class.
+        ValueError: when `cls` derives from no class of the model table.
     """
     for klass in cls.__mro__:
-        if keras.saving.get_registered_name(klass) == f"{KBERT_PACKAGE}>{klass.__name__}":
+        row = MODEL_CLASSES.get(klass.__name__)
+        if row is not None and keras.saving.get_registered_name(klass) == row.registered_name:
             return klass.__name__
     raise ValueError(f"`cls` must derive from a kbert model class. Received: cls={cls!r}")
 
