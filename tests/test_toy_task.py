@@ -38,7 +38,7 @@ def toy_task():
 
 @pytest.fixture(scope="module")
 def fine_tuned(toy_task, tmp_path_factory):
-    """`(run folder, exit status, printed result)` of `kbert finetune --task toy-regression`."""
+    """`(run folder, exit status)` of `kbert finetune --task toy-regression`."""
     folder = tmp_path_factory.mktemp("toy")
     preset = make_tiny_preset(folder / "preset", num_layers=1, hidden_size=32, num_heads=2)
     train = folder / "train.csv"
@@ -54,7 +54,6 @@ def fine_tuned(toy_task, tmp_path_factory):
     return folder / "run", main(arguments)
 
 
-@pytest.mark.slow  # one fine-tuning run (about 25 s on two cores)
 def test_the_command_line_fine_tunes_the_toy_task_and_its_model_loads(fine_tuned):
     run, status = fine_tuned
     assert status == 0
@@ -66,7 +65,6 @@ def test_the_command_line_fine_tunes_the_toy_task_and_its_model_loads(fine_tuned
     assert isinstance(TASK_SPECS[TASK].predict(model, {"text": "a good cat"}), float)
 
 
-@pytest.mark.slow  # one fine-tuning run (about 25 s on two cores)
 def test_a_preset_of_the_toy_task_keeps_its_weights_and_class(fine_tuned, tmp_path):
     model = BertTask.from_preset(fine_tuned[0] / "model")
     model.save_to_preset(tmp_path / "again")
@@ -82,7 +80,6 @@ def test_a_preset_of_the_toy_task_keeps_its_weights_and_class(fine_tuned, tmp_pa
         BertClassifier.from_preset(tmp_path / "again")
 
 
-@pytest.mark.slow  # one fine-tuning run (about 25 s on two cores)
 def test_the_toy_model_builds_the_layout_its_row_declares(fine_tuned):
     from kbert.models.preset_saving import checkpoint_data
 
@@ -92,7 +89,6 @@ def test_the_toy_model_builds_the_layout_its_row_declares(fine_tuned):
     assert built == layout and "head/regression_head/kernel" in layout
 
 
-@pytest.mark.slow  # one fine-tuning run (about 25 s on two cores)
 def test_a_keras_file_of_the_toy_task_loads_back(fine_tuned, tmp_path):
     model = BertTask.from_preset(fine_tuned[0] / "model")
     model.save(tmp_path / "toy.keras")
@@ -101,7 +97,6 @@ def test_a_keras_file_of_the_toy_task_loads_back(fine_tuned, tmp_path):
     assert loaded.regress(TEXTS[0]) == pytest.approx(model.regress(TEXTS[0]), abs=1e-5)
 
 
-@pytest.mark.slow  # one fine-tuning run (about 25 s on two cores)
 def test_the_app_describes_the_toy_model_from_its_row(fine_tuned):
     from kbert_gui.services.model_description import ModelDescription
     from kbert_gui.tab_key import TabKey

@@ -59,7 +59,7 @@ def add_parser(subparsers):
     add_config_arguments(training, FineTuningConfig, fields=_TRAINING_FIELDS)
     training.add_argument(
         "--metric",
-        choices=("accuracy", "macro_f1", "matthews_corrcoef"),
+        choices=TASK_SPECS["classification"].metrics,
         help="(pair-)classification score that picks the best model (default: accuracy)",
     )
     training.add_argument(
