@@ -1,9 +1,7 @@
 """Fine-tuning shared by `kbert finetune` and the GUI: plain `model.fit` underneath."""
 
-import hashlib
 import logging
 import math
-import os
 import pathlib
 
 import keras
@@ -12,8 +10,9 @@ from kbert.files.exclusive_output import exclusive_output
 from kbert.preprocessing.bucketed_dataset import BucketedDataset
 from kbert.preprocessing.data_parallel_rows import real_share
 from kbert.preprocessing.length_buckets import length_buckets
+from kbert.finetuning.best_epoch import fresh_state
+from kbert.finetuning.best_epoch import record_epoch
 from kbert.finetuning.fine_tuning_config import FineTuningConfig
-from kbert.finetuning.fine_tuning_config import RESUMABLE_CHANGES
 from kbert.finetuning.fine_tuning_result import CANCELLED
 from kbert.finetuning.fine_tuning_result import COMPLETED
 from kbert.finetuning.fine_tuning_result import FineTuningResult
@@ -21,6 +20,10 @@ from kbert.finetuning.fine_tuning_result import STOPPED_EARLY
 from kbert.finetuning.fine_tuning_adapter import FineTuningAdapter
 from kbert.finetuning.fine_tuning_adapter import model_limits
 from kbert.finetuning.adapter_registry import make_adapter
+from kbert.finetuning.read_only_checkpoint import ReadOnlyCheckpoint
+from kbert.finetuning.resume_identity import run_identity
+from kbert.finetuning.resume_identity import training_data_fingerprint
+from kbert.finetuning.run_data import read_run_data
 from kbert.training.distribution import data_parallel
 from kbert.training.distribution import process_share
 from kbert.training.distribution import writes_outputs
@@ -29,7 +32,6 @@ from kbert.training.optimization import precision_policy
 from kbert.training.random_seed import set_random_seed
 from kbert.training.run_state import CHECKPOINT_FILE
 from kbert.training.run_state import MODEL_FOLDER
-from kbert.training.run_state import model_source
 from kbert.training.run_state import start_state
 from kbert.training.step_callback import StepCallback
 from kbert.training.training_checkpoint import TrainingCheckpoint
@@ -126,8 +128,8 @@ class FineTuner:
             return self._locked_run(train, evaluation, resume)
         # The other processes of a multi-process run hold the same replicated model and
         # write nothing: the first one writes the model and the checkpoint for all.
-        if not isinstance(self.checkpoint, _ReadOnlyCheckpoint):
-            self.checkpoint = _ReadOnlyCheckpoint(self.checkpoint)
+        if not isinstance(self.checkpoint, ReadOnlyCheckpoint):
+            self.checkpoint = ReadOnlyCheckpoint(self.checkpoint)
         return self._run(train, evaluation, resume)
 
     @exclusive_output
@@ -135,7 +137,9 @@ class FineTuner:
         return self._run(train, evaluation, resume)
 
     def _run(self, train, evaluation, resume):
-        train_examples, eval_examples, label_names = self._read_data(train, evaluation)
+        train_examples, eval_examples, label_names = read_run_data(
+            self.task, train, evaluation, self.config.patience
+        )
         state = self._start_state(label_names, training_data_fingerprint(train_examples), resume)
         # Everything the model touches is built, compiled and run inside the block.
         with data_parallel(self.config.data_parallel) as devices:
@@ -161,17 +165,6 @@ class FineTuner:
         return result
 
     # --- Phases of a run -----------------------------------------------------------------
-
-    def _read_data(self, train, evaluation):
-        """`(train_examples, eval_examples, label_names)`, the labels checked."""
-        train_examples, train_source = self._examples(train, "the training data")
-        eval_examples, eval_source = self._examples(evaluation, "the evaluation data")
-        label_names = self.task.label_names(train_examples, train_source)
-        if eval_examples is not None:
-            self.task.check_labels(eval_examples, label_names, eval_source)
-        if self.config.patience is not None and eval_examples is None:
-            raise ValueError("`patience` (early stopping) needs evaluation data.")
-        return train_examples, eval_examples, label_names
 
     def _build_model(self, train_examples, label_names):
         """`(model, dataset, tokenizer, max_length)`: the task model from the preset (seeded,
@@ -264,79 +257,39 @@ class FineTuner:
 
     # --- Run state -----------------------------------------------------------------------
 
-    def _examples(self, data, default_source):
-        if data is None:
-            return None, None
-        if isinstance(data, (str, os.PathLike)):
-            return self.task.read(data), str(data)
-        return self.task.examples(data, default_source), default_source
-
-    def _identity(self, label_names, data_fingerprint):
-        """What a resumed run must share with the run that wrote the checkpoint."""
-        return {
-            "task": self.task.options(),
-            "preset": model_source(self.preset),
-            "training_data": data_fingerprint,
-            "label_names": label_names,
-            "config": {
-                key: value
-                for key, value in self.config.to_dict().items()
-                if key not in RESUMABLE_CHANGES
-            },
-        }
-
     def _start_state(self, label_names, data_fingerprint, resume):
-        if isinstance(self.checkpoint, _ReadOnlyCheckpoint):
+        if isinstance(self.checkpoint, ReadOnlyCheckpoint):
             # The first process checks the folder; it may be writing there already.
             resume = True
         return start_state(
             self.checkpoint,
             self.output_dir,
-            self._identity(label_names, data_fingerprint),
-            fresh=dict(
-                epoch=0,
-                batch=0,
-                global_step=0,
-                best_metric=None,
-                best_epoch=None,
-                epochs_without_improvement=0,
-                stopped_early=False,
-                history=[],
-            ),
+            run_identity(self.task, self.preset, self.config, label_names, data_fingerprint),
+            fresh=fresh_state(),
             resume=resume,
         )
 
     def _end_epoch(self, model, tokenizer, state, logs, has_evaluation):
         """Records the epoch's logs; keeps the model if it is the best so far."""
-        state["history"].append(logs)
-        state["epoch"] = logs["epoch"]
-        state["batch"] = 0
-        state["running_logs"] = {}
         score = logs.get(self.task.metric) if has_evaluation else None
         if has_evaluation and score is None:
             raise ValueError(
                 f"{type(self.task).__name__}.evaluate must return the task's metric "
                 f"{self.task.metric!r}. Received: {sorted(logs)}"
             )
-        if not has_evaluation or state["best_metric"] is None or score > state["best_metric"]:
-            state["best_metric"] = score
-            state["best_epoch"] = logs["epoch"]
-            state["epochs_without_improvement"] = 0
-            if not isinstance(self.checkpoint, _ReadOnlyCheckpoint):
+        if record_epoch(state, logs, score, self.config.patience):
+            if not isinstance(self.checkpoint, ReadOnlyCheckpoint):
                 model.save_to_preset(
                     self.preset_path,
                     tokenizer=tokenizer,
                     metadata={"fine_tuning": {"epoch": logs["epoch"], **_json_floats(logs)}},
                 )
             logger.debug("Epoch %d: saved the model to %s.", logs["epoch"], self.preset_path)
-        else:
-            state["epochs_without_improvement"] += 1
-        patience = self.config.patience
-        state["stopped_early"] = (
-            patience is not None and state["epochs_without_improvement"] >= patience
-        )
         if state["stopped_early"]:
-            logger.info("No better %s for %d epochs: stopping early.", self.task.metric, patience)
+            logger.info(
+                "No better %s for %d epochs: stopping early.", self.task.metric,
+                self.config.patience,
+            )
 
     def _result(self, state, status, devices, processes):
         history = state["history"]
@@ -361,34 +314,8 @@ class FineTuner:
                 function(*args)
 
 
-class _ReadOnlyCheckpoint:
-    """A `TrainingCheckpoint` that is read but never written (by the processes of a
-    multi-process run but the first)."""
-
-    def __init__(self, checkpoint):
-        self._checkpoint = checkpoint
-
-    def __getattr__(self, name):
-        return getattr(self._checkpoint, name)
-
-    def save(self, model, state):
-        """The first process writes the checkpoint of every process."""
-
-
 def _backend():
     return keras.backend.backend()
-
-
-def training_data_fingerprint(examples):
-    """Identifies the training data: a resumed run must see the same examples in order.
-
-    The checkpoint's state holds it (`"training_data"`), so a caller can tell whether
-    a file is the data a run was trained on before resuming it.
-    """
-    digest = hashlib.sha256()
-    for example in examples:
-        digest.update(repr(example).encode("utf-8"))
-    return f"{len(examples)} examples, sha256 {digest.hexdigest()[:16]}"
 
 
 def _json_floats(logs):
