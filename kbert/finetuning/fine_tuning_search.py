@@ -6,19 +6,11 @@ study in a journal file of the output folder, which any number of processes, on 
 machine or on several sharing the folder, work through together.
 """
 
-import contextlib
 import json
 import logging
-import math
-import os
 import pathlib
-import socket
 import time
 
-from kbert.files import OutputLock
-from kbert.files import OutputLockedError
-from kbert.files import write_json_atomically
-from kbert.files import write_text_atomically
 from kbert.files.atomic_folder import staged_folder
 from kbert.files.checked_copy import copy_folder_checked
 from kbert.finetuning.adapter_registry import make_adapter
@@ -29,11 +21,14 @@ from kbert.finetuning.search_result import SEARCH_CANCELLED
 from kbert.finetuning.search_result import SEARCH_COMPLETED
 from kbert.finetuning.search_result import SEARCH_INCOMPLETE
 from kbert.finetuning.search_result import SearchResult
+from kbert.finetuning.search_claims import claim_lock
+from kbert.finetuning.search_claims import claim_trial
 from kbert.finetuning.search_journal import search_journal_backend
-from kbert.finetuning.search_result import table_csv
 from kbert.finetuning.search_space import SearchSpace
+from kbert.finetuning.search_table import best_row
+from kbert.finetuning.search_table import trial_row
+from kbert.finetuning.search_table import write_search_table
 from kbert.finetuning.search_trial_checks import checked_index
-from kbert.finetuning.search_trial_checks import checked_params
 from kbert.finetuning.search_trial_checks import checked_row
 from kbert.finetuning.search_trial_checks import relative_folder
 from kbert.optional_packages import require_extra
@@ -207,82 +202,14 @@ class FineTuningSearch:
                 )
         return study
 
-    @contextlib.contextmanager
     def _claim_lock(self, optuna):
-        """One process at a time looks at the trials and takes one (Optuna's file lock)."""
-        lock = optuna.storages.journal.JournalFileOpenLock(
-            str(self.output_dir / CLAIM_LOCK_FILE)
-        )
-        lock.acquire()  # Blocks; a lock left by a killed process expires after 30 s.
-        try:
-            yield
-        finally:
-            lock.release()
+        return claim_lock(optuna, self.output_dir / CLAIM_LOCK_FILE)
 
     def _claim(self, optuna, study):
-        """`(trial, index, lock)` of the next trial for this process, its folder locked and
-        its point drawn; None when every trial has finished or another process runs it.
-
-        A trial that failed or was abandoned is run again with the point it had (its
-        folder holds a checkpoint of that configuration)."""
-        states = optuna.trial.TrialState
+        """`(trial, index, lock)` of the next trial for this process; None when there is
+        none left for it (`kbert.finetuning.search_claims.claim_trial`)."""
         with self._claim_lock(optuna):
-            finished, taken, unfinished = set(), set(), {}
-            for trial in study.get_trials(deepcopy=False):
-                index = checked_index(trial, self.total_trials, self.journal)
-                if trial.state == states.COMPLETE:
-                    finished.add(index)
-                elif trial.state == states.WAITING:
-                    taken.add(index)
-                elif trial.state == states.RUNNING and self._is_running(index):
-                    taken.add(index)
-                else:
-                    if trial.state == states.RUNNING:
-                        logger.info("Trial %d was abandoned (its process ended).", index)
-                        study.tell(trial.number, state=states.FAIL)
-                    unfinished.setdefault(index, self._checked_params(trial.params, index))
-            if self.grid_trials is not None:
-                unfinished = {i: self._params(i) for i in range(self.total_trials)}
-            for index, params in sorted(unfinished.items()):
-                if index not in finished and index not in taken:
-                    study.enqueue_trial(params, user_attrs={"trial_index": index})
-                    taken.add(index)
-            used = finished | taken
-            if study.get_trials(deepcopy=False, states=(states.WAITING,)):
-                trial = study.ask()
-            elif len(used) < self.total_trials:
-                # A new point: TPE seeded by the trial's index, so that processes sharing
-                # the search draw different points, the same ones whichever draws them.
-                index = min(set(range(self.total_trials)) - used)
-                study.sampler = optuna.samplers.TPESampler(seed=self.config.seed + index)
-                trial = study.ask()
-                trial.set_user_attr("trial_index", index)
-            else:
-                return None
-            index = checked_index(trial, self.total_trials, self.journal)
-            trial.set_user_attr("point", self.space.draw(trial))
-            if self.grid_trials is not None:
-                trial.suggest_categorical("restart", list(range(self.restarts)))
-            lock = OutputLock(self.trial_folder(index))
-            lock.acquire()
-        return trial, index, lock
-
-    def _is_running(self, index):
-        """Whether some process holds trial `index`'s folder (runs it)."""
-        lock = OutputLock(self.trial_folder(index))
-        try:
-            lock.acquire()
-        except OutputLockedError:
-            return True
-        lock.release()
-        return False
-
-    def _checked_params(self, params, index):
-        return checked_params(params, self.space, self.grid_trials is not None, self.journal, index)
-
-    def _params(self, index):
-        point, restart = self.grid_trials[index]
-        return dict(point, restart=restart)
+            return claim_trial(optuna, study, self)
 
     # --- One trial -----------------------------------------------------------------------
 
@@ -306,27 +233,16 @@ class FineTuningSearch:
         if result.status == CANCELLED or result.best_metric is None:
             study.tell(trial, state=optuna.trial.TrialState.FAIL)
             return result.status
-        row = self._row(index, point, restart, config, result, time.perf_counter() - started)
+        row = trial_row(
+            index, point, restart, config, result, time.perf_counter() - started,
+            relative_folder(self.trial_folder(index), self.output_dir),
+        )
         trial.set_user_attr("row", row)
         study.tell(trial, result.best_metric)
         for callback in self.callbacks:
             if hasattr(callback, "on_trial_end"):
                 callback.on_trial_end(row)
         return result.status
-
-    def _row(self, index, point, restart, config, result, seconds):
-        best_logs = next(e for e in result.history if e["epoch"] == result.best_epoch)
-        row = {"trial": index, **point, "restart": restart, "seed": config.seed}
-        row["status"] = result.status
-        row[result.metric] = result.best_metric
-        row["best_epoch"] = result.best_epoch
-        for key, value in best_logs.items():
-            if key not in ("epoch", "learning_rate", result.metric):
-                row["train_loss" if key == "loss" else key] = _plain(value)
-        row["time_s"] = round(seconds, 3)
-        row["process"] = f"{socket.gethostname()}:{os.getpid()}"
-        row["folder"] = relative_folder(self.trial_folder(index), self.output_dir)
-        return row
 
     # --- The end -------------------------------------------------------------------------
 
@@ -345,11 +261,12 @@ class FineTuningSearch:
                     relative_folder(self.trial_folder(index), self.output_dir), self.journal,
                 )
             rows = [rows[index] for index in sorted(rows)]
-            best = max(rows, key=lambda row: (row[metric], -row["trial"])) if rows else None
+            best = best_row(rows, metric)
             done = len(rows) == self.total_trials
             if done:
                 self._keep_best(best)
-            paths = self._write_table(rows, best, metric)
+            paths = self.output_dir / TABLE_CSV, self.output_dir / TABLE_JSON
+            write_search_table(*paths, rows, metric, self)
         status = SEARCH_CANCELLED if cancelled else SEARCH_COMPLETED if done else SEARCH_INCOMPLETE
         return SearchResult(
             status=status,
@@ -373,27 +290,3 @@ class FineTuningSearch:
             "Best trial: %d (%s %s), kept as %s.", best["trial"], metric, best[metric],
             self.preset_path,
         )
-
-    def _write_table(self, rows, best, metric):
-        csv_path, json_path = self.output_dir / TABLE_CSV, self.output_dir / TABLE_JSON
-        write_text_atomically(csv_path, table_csv(rows) if rows else "")
-        write_json_atomically(
-            json_path,
-            {
-                "metric": metric,
-                "best_trial": None if best is None else best["trial"],
-                "total_trials": self.total_trials,
-                "space": self.space.to_dict(),
-                "restarts": self.restarts,
-                "trials": rows,
-            },
-            sort_keys=False,
-        )
-        return csv_path, json_path
-
-
-def _plain(value):
-    """A JSON-ready number (None for a NaN or infinity)."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    return value
