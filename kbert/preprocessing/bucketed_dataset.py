@@ -6,16 +6,23 @@ import keras
 import numpy as np
 
 from kbert.argument_checks import check_positive_int
-from kbert.preprocessing.data_parallel_rows import IGNORED_LABEL
+from kbert.preprocessing.batch_padding import extra_input_batch
+from kbert.preprocessing.batch_padding import label_batch
+from kbert.preprocessing.batch_padding import padded_inputs
+from kbert.preprocessing.batch_structure import map_leaves
+# Importable from here too: the per-token preprocessors pad their labels with it.
+from kbert.preprocessing.data_parallel_rows import IGNORED_LABEL as IGNORED_LABEL
 from kbert.preprocessing.data_parallel_rows import data_parallel_replicas
 from kbert.preprocessing.data_parallel_rows import filled_weights
-from kbert.preprocessing.data_parallel_rows import process_share
-from kbert.preprocessing.choice_rows import as_rows
 from kbert.preprocessing.choice_rows import check_row_lengths
 from kbert.preprocessing.choice_rows import choice_count
 from kbert.preprocessing.choice_rows import example_rows
 from kbert.preprocessing.choice_rows import longest_row
 from kbert.preprocessing.choice_rows import zero_rows
+from kbert.preprocessing.epoch_view import EpochView
+from kbert.preprocessing.example_columns import prepared_extra_inputs
+from kbert.preprocessing.example_columns import prepared_labels
+from kbert.preprocessing.example_columns import prepared_weights
 from kbert.preprocessing.length_buckets import DEFAULT_BATCH_SIZE
 from kbert.preprocessing.length_buckets import bucket_by_bucket_batches
 from kbert.preprocessing.length_buckets import bucket_length
@@ -106,24 +113,20 @@ class BucketedDataset(keras.utils.PyDataset):
         else:
             self._segment_ids = [example_rows(ids) for ids in segment_ids]
             check_row_lengths(self._segment_ids, self._token_ids)
-        self._labels = None if labels is None else _map_leaves(self._prepare_label, labels)
+        count = len(self.lengths)
+        self._labels = (
+            None
+            if labels is None
+            else map_leaves(lambda leaf: prepared_labels(leaf, self.lengths), labels)
+        )
         if sample_weights is not None and labels is None:
             raise ValueError("`sample_weights` need `labels`. Received: labels=None")
         self._sample_weights = (
             None
             if sample_weights is None
-            else _map_leaves(lambda leaf: self._prepare_weights(np.asarray(leaf)), sample_weights)
+            else map_leaves(lambda leaf: prepared_weights(leaf, count), sample_weights)
         )
-        self._extra_inputs = {
-            name: [np.asarray(row, dtype=np.int32).reshape(-1) for row in rows]
-            for name, rows in (extra_inputs or {}).items()
-        }
-        for name, rows in self._extra_inputs.items():
-            if len(rows) != len(self.lengths):
-                raise ValueError(
-                    f"`extra_inputs[{name!r}]` must have one entry per example "
-                    f"({len(self.lengths)}). Received: {len(rows)} entries"
-                )
+        self._extra_inputs = prepared_extra_inputs(extra_inputs, count)
         self.buckets = tuple(
             length_buckets(int(self.lengths.max())) if buckets is None else sorted(buckets)
         )
@@ -141,32 +144,6 @@ class BucketedDataset(keras.utils.PyDataset):
         self.num_batches_per_epoch = -(-len(self.lengths) // self.batch_size)
         self.epoch = 0
         self._plan = None
-
-    def _prepare_label(self, leaf):
-        if isinstance(leaf, np.ndarray) and leaf.dtype != object:
-            per_token = False
-        else:
-            leaf = list(leaf)
-            per_token = len(leaf) > 0 and np.ndim(leaf[0]) == 1
-        if per_token:
-            leaf = [np.asarray(row, dtype=np.int32) for row in leaf]
-            _check_lengths("per-token labels", leaf, self.lengths)
-            return leaf
-        leaf = np.asarray(leaf)
-        if len(leaf) != len(self.lengths):
-            raise ValueError(
-                f"`labels` must have one entry per example ({len(self.lengths)}). "
-                f"Received: {len(leaf)} entries"
-            )
-        return leaf
-
-    def _prepare_weights(self, leaf):
-        if leaf.shape != (len(self.lengths),):
-            raise ValueError(
-                f"`sample_weights` must have one weight per example ({len(self.lengths)}). "
-                f"Received: shape {leaf.shape}"
-            )
-        return leaf.astype(np.float32)
 
     # --- Batches -------------------------------------------------------------------------
 
@@ -201,49 +178,24 @@ class BucketedDataset(keras.utils.PyDataset):
         inputs = self._inputs(filled, length)
         if self._labels is None:
             return (inputs,)
-        labels = _map_leaves(lambda leaf: self._label_batch(leaf, filled, length, len(rows)), self._labels)
+        labels = map_leaves(
+            lambda leaf: label_batch(leaf, filled, length, len(rows), self.lengths), self._labels
+        )
         if replicas > 1:
             # Every batch with weights: Keras distributes the batches of one structure.
             weights = filled_weights(self._labels, self._sample_weights, rows, len(filled), length)
             return inputs, labels, weights
         if self._sample_weights is None:
             return inputs, labels
-        return inputs, labels, _map_leaves(lambda leaf: leaf[rows], self._sample_weights)
+        return inputs, labels, map_leaves(lambda leaf: leaf[rows], self._sample_weights)
 
     def _inputs(self, rows, length):
-        inputs = self._padded_inputs(rows, length)
+        inputs = padded_inputs(
+            self._token_ids, self._segment_ids, rows, length, self.choices, self.pad_token_id
+        )
         for name, values in self._extra_inputs.items():
-            width = max(max(len(values[example]) for example in rows), 1)
-            extra = np.zeros((len(rows), width), dtype=np.int32)
-            for row, example in enumerate(rows):
-                extra[row, : len(values[example])] = values[example]
-            inputs[name] = extra
+            inputs[name] = extra_input_batch(values, rows)
         return inputs
-
-    def _padded_inputs(self, rows, length):
-        """`token_ids`, `segment_ids`, `padding_mask` of `rows`: (B, L), or (B, C, L)
-        for multiple-choice examples (each choice padded on its own)."""
-        shape = (len(rows), length) if self.choices is None else (len(rows), self.choices, length)
-        token_ids = np.full(shape, self.pad_token_id, dtype=np.int32)
-        segment_ids = np.zeros(shape, dtype=np.int32)
-        padding_mask = np.zeros(shape, dtype=np.int32)
-        for row, example in enumerate(rows):
-            pieces = zip(as_rows(self._token_ids[example]), as_rows(self._segment_ids[example]))
-            for choice, (ids, segments) in enumerate(pieces):
-                at = (row,) if self.choices is None else (row, choice)
-                token_ids[at][: len(ids)] = ids
-                segment_ids[at][: len(ids)] = segments
-                padding_mask[at][: len(ids)] = 1
-        return {"token_ids": token_ids, "segment_ids": segment_ids, "padding_mask": padding_mask}
-
-    def _label_batch(self, leaf, rows, length, real):
-        """The labels of `rows`; rows from `real` on are fillers (per-token: all ignored)."""
-        if isinstance(leaf, np.ndarray):
-            return leaf[rows]
-        batch = np.full((len(rows), length), IGNORED_LABEL, dtype=np.int32)
-        for row, example in enumerate(rows[:real]):
-            batch[row, : self.lengths[example]] = leaf[example]
-        return batch
 
     def _epoch_plan(self, epoch):
         """The batches of `epoch`, as arrays of example indices (cached per epoch)."""
@@ -286,7 +238,7 @@ class BucketedDataset(keras.utils.PyDataset):
                 f"`start_batch` must be in [0, {self.num_batches_per_epoch}]. "
                 f"Received: start_batch={start_batch!r}"
             )
-        return _EpochView(self, int(epoch), int(start_batch))
+        return EpochView(self, int(epoch), int(start_batch))
 
     def predict(self, model, sequence_outputs=False, forward=None):
         """Runs `model.predict_on_batch` over one epoch, one batch at a time.
@@ -311,60 +263,10 @@ class BucketedDataset(keras.utils.PyDataset):
             batch_outputs = (forward or model.predict_on_batch)(inputs)
             for row, example in enumerate(rows):
                 end = self.lengths[example] if sequence_outputs else None
-                outputs[example] = _map_leaves(
+                outputs[example] = map_leaves(
                     functools.partial(_example_row, row=row, end=end), batch_outputs
                 )
         return outputs
-
-
-class _EpochView(keras.utils.PyDataset):
-    """The batches of one epoch of a `BucketedDataset` from `start_batch` on."""
-
-    def __init__(self, dataset, epoch, start_batch):
-        super().__init__()
-        self.dataset = dataset
-        self.epoch = epoch
-        self.start_batch = start_batch
-        self.replicas = data_parallel_replicas()  # here: tf.data reads on other threads
-
-    def __len__(self):
-        return self.dataset.num_batches_per_epoch - self.start_batch
-
-    def __getitem__(self, index):
-        if not 0 <= index < len(self):
-            raise IndexError(f"Batch index {index} out of range [0, {len(self)}).")
-        batch = self.dataset.batch(self.epoch, self.start_batch + index, self.replicas)
-        # Several processes (`--distributed`): each feeds its share of the global batch
-        # (the devices divide the filled batch, so every share is whole).
-        process, processes = process_share()
-        if processes == 1:
-            return batch
-        return _map_leaves(lambda leaf: np.split(leaf, processes)[process], batch)
-
-    def example_indices(self, index):
-        return self.dataset.example_indices(self.start_batch + index, self.epoch)
-
-    def as_tf_dataset(self):
-        """This view as a `tf.data.Dataset` whose sequence axis is variable.
-
-        Keras infers a PyDataset's input signature on TensorFlow from its first two
-        batches. An epoch starts with two batches of different lengths when it can
-        (see `BucketedDataset`), but a view that starts mid-epoch may not, and would
-        then fix the sequence length for the rest; this dataset declares it variable.
-        """
-        import tensorflow as tf
-
-        def signature(array):
-            # Every axis but the batch's varies: lengths, and the number of choices.
-            shape = [None] * np.ndim(array)
-            return tf.TensorSpec(shape=shape, dtype=tf.as_dtype(np.asarray(array).dtype))
-
-        count = len(self)
-        dataset = tf.data.Dataset.from_generator(
-            lambda: (self[index] for index in range(count)),
-            output_signature=_map_leaves(signature, self[0]),
-        )
-        return dataset.apply(tf.data.experimental.assert_cardinality(count)).prefetch(2)
 
 
 def _example_row(leaf, row, end):
@@ -373,26 +275,3 @@ def _example_row(leaf, row, end):
     if end is not None and leaf.ndim >= 2:
         return leaf[row, :end]
     return leaf[row]
-
-
-def _map_leaves(function, structure):
-    """Applies `function` to the leaves of nested dicts and tuples (lists are leaves)."""
-    if isinstance(structure, dict):
-        return {key: _map_leaves(function, value) for key, value in structure.items()}
-    if isinstance(structure, tuple):
-        return tuple(_map_leaves(function, value) for value in structure)
-    return function(structure)
-
-
-def _check_lengths(name, arrays, lengths):
-    if len(arrays) != len(lengths):
-        raise ValueError(
-            f"`{name}` must have one entry per example ({len(lengths)}). "
-            f"Received: {len(arrays)} entries"
-        )
-    for index, (array, length) in enumerate(zip(arrays, lengths)):
-        if len(array) != length:
-            raise ValueError(
-                f"`{name}` entry {index} must be as long as its token_ids ({length}). "
-                f"Received: length {len(array)}"
-            )
