@@ -3,20 +3,20 @@
 import logging
 import pathlib
 
-import keras
-
 from kbert.files.exclusive_output import exclusive_output
 from kbert.training.distribution import data_parallel, process_share
-from kbert.pretraining.packed_shard_reader import PackedShardReader
 from kbert.pretraining.pretraining_config import RESUMABLE_CHANGES, PretrainingConfig
 from kbert.pretraining.pretraining_objective import (
     PretrainingObjective,
     pretraining_metrics,
 )
 from kbert.pretraining.pretraining_result import CANCELLED, COMPLETED, PretrainingResult
+from kbert.pretraining.pretraining_parts import build_pretrainer
+from kbert.pretraining.pretraining_parts import dynamic_masking
+from kbert.pretraining.pretraining_parts import evaluation_batch_size
+from kbert.pretraining.pretraining_parts import pretraining_optimizer
+from kbert.pretraining.pretraining_parts import shard_readers
 from kbert.pretraining.shard_dataset import ShardDataset
-from kbert.pretraining.shard_reader import ShardReader
-from kbert.training.optimization import create_optimizer
 from kbert.training.optimization import precision_policy
 from kbert.training.random_seed import set_random_seed
 from kbert.training.run_state import CHECKPOINT_FILE
@@ -126,7 +126,7 @@ class PretrainingLoop:
             resume: continue the run whose checkpoint is in `output_dir`.
         """
         config = self.config
-        reader, eval_reader = self._readers(train_data, eval_data)
+        reader, eval_reader = shard_readers(train_data, eval_data, config)
         if (init_from is None) == (backbone_config is None):
             raise ValueError(
                 "Give exactly one of `init_from` (a preset) and `backbone_config`."
@@ -157,8 +157,8 @@ class PretrainingLoop:
                     f"`batch_size` must be a multiple of the {replicas} data-parallel "
                     f"replicas. Received: batch_size={config.batch_size}"
                 )
-            eval_batch_size = _eval_batch_size(config, eval_reader, replicas)
-            pretrainer, tokenizer = _build_pretrainer(
+            eval_batch_size = evaluation_batch_size(config, eval_reader, replicas)
+            pretrainer, tokenizer = build_pretrainer(
                 init_from, backbone_config, tokenizer
             )
             model = self._objective(pretrainer, tokenizer, (reader, eval_reader), state)
@@ -171,21 +171,13 @@ class PretrainingLoop:
         self._notify("on_train_end", result)
         return result
 
-    def _readers(self, train_data, eval_data):
-        """`(reader, eval_reader)` of the shards; the training rows packed if asked."""
-        reader = _reader(train_data)
-        if self.config.pack_sequences:
-            reader = _packed(reader, self.config)
-        eval_reader = None if eval_data is None else _reader(eval_data)
-        return reader, eval_reader
-
     def _objective(self, pretrainer, tokenizer, readers, state):
         """The compiled `PretrainingObjective` of `pretrainer`, restored when resuming."""
         for data in readers:
             if data is not None and tokenizer is not None:
                 data.check_vocabulary(tokenizer)
-        model = PretrainingObjective(pretrainer, _masking(self.config, tokenizer))
-        model.compile_objective(_optimizer(self.config))
+        model = PretrainingObjective(pretrainer, dynamic_masking(self.config, tokenizer))
+        model.compile_objective(pretraining_optimizer(self.config))
         self.model = model
         if state["global_step"] > 0:
             self.checkpoint.restore(model)
@@ -284,86 +276,3 @@ class PretrainingLoop:
             function = getattr(callback, method, None)
             if function is not None:
                 function(*args)
-
-
-def _reader(data):
-    return data if isinstance(data, ShardReader) else ShardReader(data)
-
-
-def _packed(reader, config):
-    """`reader`'s shards as packed rows, with the fill factors logged."""
-    if not isinstance(reader, PackedShardReader):
-        reader = PackedShardReader(
-            reader.folder, max_sequences_per_row=config.max_sequences_per_row, seed=config.seed
-        )
-    elif reader.max_sequences_per_row != config.max_sequences_per_row:
-        raise ValueError(
-            f"The PackedShardReader packs {reader.max_sequences_per_row} instances per row, "
-            f"the config {config.max_sequences_per_row}."
-        )
-    logger.info(
-        "Sequence packing: %d instances in %d rows of %d tokens (at most %d per row); "
-        "fill factor %.3f unpacked -> %.3f packed (%.2fx the real tokens per batch).",
-        reader.num_instances,
-        reader.num_rows,
-        reader.sequence_length,
-        reader.max_sequences_per_row,
-        reader.unpacked_fill_factor,
-        reader.fill_factor,
-        reader.fill_factor / reader.unpacked_fill_factor,
-    )
-    return reader
-
-
-def _eval_batch_size(config, eval_reader, replicas):
-    """`eval_batch_size`, made smaller for small evaluation sets, a multiple of `replicas`."""
-    if eval_reader is None:
-        return None
-    size = min(config.eval_batch_size, eval_reader.num_instances) // replicas * replicas
-    if size == 0:
-        raise ValueError(
-            f"{eval_reader.folder} holds {eval_reader.num_instances} instances, fewer than "
-            f"the {replicas} data-parallel replicas."
-        )
-    return size
-
-
-def _build_pretrainer(init_from, backbone_config, tokenizer):
-    from kbert.models import BertBackbone, BertPretrainer
-
-    if init_from is not None:
-        pretrainer = BertPretrainer.from_preset(init_from)
-        return pretrainer, tokenizer if tokenizer is not None else pretrainer.tokenizer
-    backbone = BertBackbone(**backbone_config.to_dict())
-    return BertPretrainer(backbone), tokenizer
-
-
-def _masking(config, tokenizer):
-    if not config.dynamic_masking:
-        return None
-    if tokenizer is None:
-        raise ValueError("Dynamic masking needs a tokenizer; the preset has none.")
-    from kbert.pretraining.dynamic_masking import DynamicMasking
-
-    # A packed row is masked as one sequence of L tokens, with `max_predictions_per_seq`
-    # slots, as an unpacked row of L: special tokens, padding included, are never
-    # chosen, so the positions fall inside its instances.
-    return DynamicMasking.from_tokenizer(
-        tokenizer,
-        masked_lm_prob=config.masked_lm_prob,
-        max_predictions_per_seq=config.max_predictions_per_seq,
-        seed=config.seed,
-        name="dynamic_masking",
-    )
-
-
-def _optimizer(config):
-    return create_optimizer(
-        config.steps,
-        learning_rate=config.learning_rate,
-        warmup_steps=config.warmup_steps,
-        weight_decay=config.weight_decay,
-        gradient_accumulation_steps=config.gradient_accumulation_steps,
-        clip_norm=config.clip_norm,
-        optimizer=config.optimizer,
-    )
