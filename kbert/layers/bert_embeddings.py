@@ -1,6 +1,7 @@
 import keras
 from keras import ops
 
+from kbert.layers.bert_dropout import BertDropout
 from kbert.layers.host_truncated_normal import HostTruncatedNormal
 
 
@@ -73,7 +74,7 @@ class BertEmbeddings(keras.layers.Layer):
         self.layer_norm = keras.layers.LayerNormalization(
             epsilon=layer_norm_epsilon, dtype=self.dtype_policy, name="layer_norm"
         )
-        self.dropout_layer = keras.layers.Dropout(
+        self.dropout_layer = BertDropout(
             dropout, dtype=self.dtype_policy, name="dropout"
         )
 
