@@ -162,3 +162,29 @@ def test_model_fit_on_kbert_datasets(task):
     losses = _fit_losses(model, dataset, epochs=4)
     assert all(np.isfinite(losses))
     assert losses[-1] < losses[0]
+
+
+@pytest.mark.parametrize("per_token", [False, True], ids=["per-example", "per-token"])
+def test_full_batches_fill_the_smaller_batch_with_rows_that_weigh_nothing(per_token):
+    token_ids = _token_ids(19, seed=3)
+    labels = (
+        [np.arange(len(ids)) % 3 for ids in token_ids] if per_token else np.arange(19) % 3
+    )
+    plain = BucketedDataset(token_ids, labels=labels, batch_size=8, buckets=(8, 24), seed=1)
+    full = BucketedDataset(
+        token_ids, labels=labels, batch_size=8, buckets=(8, 24), seed=1, full_batches=True
+    )
+    model = (BertTokenClassifier if per_token else BertClassifier)(
+        BertBackbone(**TINY), num_classes=3, dropout=0.0
+    )
+    model.compile(optimizer="sgd")
+    sizes = []
+    for index in range(len(full)):
+        inputs, y, weights = full[index]
+        sizes.append(len(plain.example_indices(index)))
+        assert inputs["token_ids"].shape[0] == 8  # one program per bucket, none smaller
+        plain_inputs, plain_y = plain[index]
+        expected = model.compute_loss(plain_inputs, plain_y, model(plain_inputs))
+        filled = model.compute_loss(inputs, y, model(inputs), sample_weight=weights)
+        np.testing.assert_allclose(float(filled), float(expected), rtol=1e-5)
+    assert min(sizes) < 8  # the epoch had a smaller batch to fill

@@ -186,6 +186,7 @@ class FineTuner:
             buckets=length_buckets(max_length),
             seed=config.seed,
             pad_token_id=tokenizer.pad_token_id,
+            full_batches=True,
         )
         return model, dataset, tokenizer, max_length
 
