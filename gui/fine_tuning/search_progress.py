@@ -4,12 +4,11 @@ it ended."""
 import logging
 import pathlib
 
+from kbert.finetuning.search_folder import TABLE_JSON as TRIALS_JSON
 from kbert_gui.fine_tuning.fine_tuning_format import curve_names
 
 logger = logging.getLogger("gui")
 
-# `kbert.finetuning.fine_tuning_search.TABLE_JSON`: the trials finished in a folder.
-TRIALS_JSON = "search_trials.json"
 
 
 class SearchProgress:

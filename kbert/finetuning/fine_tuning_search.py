@@ -11,6 +11,9 @@ import logging
 import pathlib
 import time
 
+from kbert.finetuning.search_folder import JOURNAL_FILE
+from kbert.finetuning.search_folder import TABLE_CSV
+from kbert.finetuning.search_folder import TABLE_JSON
 from kbert.files.atomic_folder import staged_folder
 from kbert.files.checked_copy import copy_folder_checked
 from kbert.finetuning.adapter_registry import make_adapter
@@ -37,11 +40,8 @@ from kbert.training.run_state import MODEL_FOLDER
 logger = logging.getLogger("kbert.finetuning")
 
 STUDY_NAME = "kbert-search"
-JOURNAL_FILE = "search.journal"  # Optuna's journal: every trial of the search
 CLAIM_LOCK_FILE = "search_claims"  # its ".lock" is held while a process picks a trial
 TRIALS_FOLDER = "trials"
-TABLE_CSV = "search_trials.csv"
-TABLE_JSON = "search_trials.json"
 
 
 class FineTuningSearch:
