@@ -11,6 +11,8 @@ from kbert.commands.inference_inputs import print_json
 from kbert.commands.inference_inputs import read_json_lines
 from kbert.commands.inference_inputs import read_lines
 from kbert.commands.inference_inputs import require_inputs
+from kbert.preprocessing.long_text_windows import LONG_TEXT_CHOICES
+from kbert.preprocessing.long_text_windows import WINDOW_OVERLAP
 
 
 def add_parser(subparsers):
@@ -34,6 +36,15 @@ def add_parser(subparsers):
         action="append",
         metavar="TEXT",
         help="second text of a pair, once per TEXT argument, in order",
+    )
+    parser.add_argument(
+        "--long-texts",
+        choices=LONG_TEXT_CHOICES,
+        default=None,
+        help="a text longer than the model's limit: 'truncate' cuts it (with a warning); "
+        f"'windows' reads it in windows overlapping by {WINDOW_OVERLAP} tokens and averages their "
+        "logits. Text pairs are truncated either way (default: the model's setting, "
+        "else truncate)",
     )
     parser.set_defaults(run=run)
 
@@ -76,6 +87,7 @@ def run(args):
             [texts[index] for index in batch],
             pairs=None if pairs is None else [pairs[index] for index in batch],
             batch_size=args.batch_size,
+            long_texts=args.long_texts,
             **engine_options(args),
         ),
         indices,

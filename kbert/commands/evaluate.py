@@ -4,9 +4,11 @@ import json
 
 from kbert.commands import EXIT_OK
 from kbert.commands import MODEL_HELP
+from kbert.commands.config_arguments import add_config_arguments
 from kbert.commands.task_arguments import add_task_arguments
 from kbert.commands.task_arguments import task_from_arguments
 from kbert.finetuning.evaluation_predictions import prediction_format
+from kbert.finetuning.fine_tuning_config import FineTuningConfig
 from kbert.preprocessing.length_buckets import CPU_BATCH_SIZE
 from kbert.preprocessing.length_buckets import DEFAULT_BATCH_SIZE
 
@@ -29,6 +31,7 @@ def add_parser(subparsers):
         "--model", required=True, metavar="MODEL", help=f"the model to score: {MODEL_HELP}"
     )
     parser.add_argument("--data", required=True, metavar="FILE", help="labelled data")
+    add_config_arguments(parser, FineTuningConfig, fields=("long_texts",))
     parser.add_argument(
         "--batch-size",
         type=int,
@@ -49,8 +52,9 @@ def add_parser(subparsers):
 
 def run(args):
     from kbert.commands.inference_inputs import load_model
+    from kbert.finetuning.classification_adapter import with_long_texts
 
-    task = task_from_arguments(args)
+    task = with_long_texts(task_from_arguments(args), args.long_texts)
     if args.predictions is not None:
         prediction_format(args.predictions)  # a wrong name fails before the model loads
     examples = task.read(args.data)

@@ -145,10 +145,13 @@ def _runner(args, config, progress, token):
             raise ValueError("--patience is for fine-tuning; masked-lm runs a fixed number of steps.")
         if args.search is not None:
             raise ValueError("--search is for fine-tuning; masked-lm has no dev metric to rank by.")
-        return ContinuedPretraining(
-            args.model, args.output, config.to_dict(), [progress], token
-        )
-    task = task_from_arguments(args, metric=args.metric)
+        settings = config.to_dict()
+        if settings.pop("long_texts") != "truncate":
+            raise ValueError("--long-texts is for (pair-)classification, not masked-lm.")
+        return ContinuedPretraining(args.model, args.output, settings, [progress], token)
+    from kbert.finetuning.classification_adapter import with_long_texts
+
+    task = with_long_texts(task_from_arguments(args, metric=args.metric), config.long_texts)
     if args.search is not None:
         from kbert.finetuning import FineTuningSearch
 

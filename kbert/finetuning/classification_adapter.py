@@ -1,5 +1,7 @@
 """Text and text-pair classification: one label per text (or pair), from [CLS]."""
 
+import copy
+
 import numpy as np
 
 from kbert.data.examples import ClassificationExample
@@ -7,6 +9,8 @@ from kbert.inference.model_io import softmax
 from kbert.metrics import accuracy
 from kbert.metrics import macro_f1
 from kbert.metrics import matthews_corrcoef
+from kbert.preprocessing.long_text_windows import check_long_texts
+from kbert.preprocessing.long_text_windows import pooled_logits
 from kbert.preprocessing.text_classifier_preprocessor import TextClassifierPreprocessor
 from kbert.finetuning.evaluation_predictions import EvaluationPredictions
 from kbert.finetuning.fine_tuning_adapter import FineTuningAdapter
@@ -32,6 +36,11 @@ class ClassificationAdapter(FineTuningAdapter):
         format: "csv", "tsv" or "jsonl"; None detects it from the file name.
         metric: the score that selects the best checkpoint, one of
             `CLASSIFICATION_METRICS` ("matthews_corrcoef" suits unbalanced labels).
+        long_texts: "truncate" (a text longer than `max_length` is cut, with a
+            warning) or "windows": it is read in overlapping windows
+            (`kbert.preprocessing.long_text_windows`); in training each window is an
+            example with its text's label, in evaluation a text's logits are the mean
+            of its windows'. Text pairs are truncated either way.
     """
 
     def __init__(
@@ -41,6 +50,7 @@ class ClassificationAdapter(FineTuningAdapter):
         label_column="label",
         format=None,
         metric="accuracy",
+        long_texts="truncate",
     ):
         if metric not in CLASSIFICATION_METRICS:
             raise ValueError(
@@ -51,6 +61,7 @@ class ClassificationAdapter(FineTuningAdapter):
         self.label_column = label_column
         self.format = format
         self.metric = metric
+        self.long_texts = check_long_texts(long_texts)
         self.name = "classification" if pair_column is None else "pair-classification"
 
     example_class = ClassificationExample
@@ -104,7 +115,9 @@ class ClassificationAdapter(FineTuningAdapter):
         return label_names
 
     def features(self, examples, tokenizer, label_names, max_length):
-        preprocessor = TextClassifierPreprocessor(tokenizer, max_length, label_names)
+        preprocessor = TextClassifierPreprocessor(
+            tokenizer, max_length, label_names, long_texts=self.long_texts
+        )
         x = {
             "text": [example.text for example in examples],
             "pair": None if self.pair_column is None else [example.pair for example in examples],
@@ -121,7 +134,8 @@ class ClassificationAdapter(FineTuningAdapter):
         label_names = model.label_names or [str(index) for index in range(model.num_classes)]
         self.check_labels(examples, label_names, "the evaluation data")
         features = self.features(examples, tokenizer, None, max_length)
-        logits = np.stack(predict_features(model, features, tokenizer, max_length, batch_size))
+        window_logits = predict_features(model, features, tokenizer, max_length, batch_size)
+        logits = pooled_logits(np.stack(window_logits), features.example_indices, len(examples))
         probabilities = softmax(logits)  # (B, C)
         best = np.argmax(probabilities, axis=-1)
         columns = ("index", "line", "text") + (("pair",) if self.pair_column else ())
@@ -151,10 +165,37 @@ class ClassificationAdapter(FineTuningAdapter):
         )
 
     def options(self):
-        return {
+        options = {
             "task": self.name,
             "text_column": self.text_column,
             "pair_column": self.pair_column,
             "label_column": self.label_column,
             "metric": self.metric,
         }
+        if self.long_texts != "truncate":
+            # Only when set, so that checkpoints written before the setting still resume.
+            options["long_texts"] = self.long_texts
+        return options
+
+
+def with_long_texts(task, long_texts):
+    """`task` reading long texts as `long_texts` says ("truncate" or "windows").
+
+    A `ClassificationAdapter` comes back as a copy with that setting; another task
+    comes back as it is for "truncate" and is refused for "windows".
+
+    Example:
+
+    >>> task = with_long_texts(make_adapter("classification"), config.long_texts)
+    """
+    long_texts = check_long_texts(long_texts)
+    if isinstance(task, ClassificationAdapter):
+        task = copy.copy(task)
+        task.long_texts = long_texts
+        return task
+    if long_texts != "truncate":
+        raise ValueError(
+            "Windows over long texts are for (pair-)classification. Received: "
+            f"long_texts={long_texts!r} for the task {getattr(task, 'name', task)!r}"
+        )
+    return task

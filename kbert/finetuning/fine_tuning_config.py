@@ -3,6 +3,9 @@
 import dataclasses
 
 from kbert.argument_checks import check_positive_int
+from kbert.preprocessing.long_text_windows import LONG_TEXT_CHOICES
+from kbert.preprocessing.long_text_windows import WINDOW_OVERLAP
+from kbert.preprocessing.long_text_windows import check_long_texts
 from kbert.preprocessing.length_buckets import DEFAULT_BATCH_SIZE
 from kbert.training.adam_epsilon import EPSILON_STYLES
 from kbert.training.precisions import PRECISION_HELP
@@ -58,9 +61,18 @@ class FineTuningConfig:
     precision: str = setting("auto", PRECISION_HELP, choices=PRECISIONS)
     max_length: int = setting(
         None,
-        "longest input in tokens. Longer texts are truncated with a warning; QA contexts "
-        "are split into windows instead.",
+        "longest input in tokens. Longer texts are truncated with a warning (or read in "
+        "windows, see long_texts); QA contexts are split into windows instead.",
         none="the model's limit",
+    )
+    long_texts: str = setting(
+        "truncate",
+        "(pair-)classification texts longer than max_length: 'truncate' cuts them (with a "
+        f"warning); 'windows' reads a single text in windows overlapping by {WINDOW_OVERLAP} "
+        "tokens (at most half a window), "
+        "trains on each window with the text's label and scores the mean of a text's "
+        "window logits. Text pairs are truncated either way.",
+        choices=LONG_TEXT_CHOICES,
     )
     patience: int = setting(
         None,
@@ -96,6 +108,7 @@ class FineTuningConfig:
                 f"`adam_epsilon_style` must be one of {EPSILON_STYLES}. "
                 f"Received: adam_epsilon_style={self.adam_epsilon_style!r}"
             )
+        check_long_texts(self.long_texts)
         if self.precision not in PRECISIONS:
             raise ValueError(
                 f"`precision` must be one of {PRECISIONS}. Received: precision={self.precision!r}"

@@ -3,10 +3,14 @@
 from kbert.preprocessing.bert_preprocessor import BertPreprocessor
 from kbert.preprocessing.bert_preprocessor import as_string_list
 from kbert.preprocessing.bert_preprocessor import checked_labels
-from kbert.preprocessing.bert_preprocessor import encoded_features
 from kbert.preprocessing.bert_preprocessor import label_ids
+from kbert.preprocessing.length_buckets import DEFAULT_BATCH_SIZE
+from kbert.preprocessing.length_buckets import INFERENCE_LENGTH_BUCKETS
+from kbert.preprocessing.length_buckets import length_buckets
+from kbert.preprocessing.long_text_windows import check_long_texts
+from kbert.preprocessing.long_text_windows import encode_long_texts
 from kbert.preprocessing.record_fields import RecordFields
-from kbert.preprocessing.text_encoding import encode_texts
+from kbert.preprocessing.task_features import TaskFeatures
 
 
 class TextClassifierPreprocessor(BertPreprocessor):
@@ -20,9 +24,15 @@ class TextClassifierPreprocessor(BertPreprocessor):
 
     Args:
         tokenizer: a `BertTokenizer`.
-        sequence_length: the longest packed row (longer ones are truncated, warned).
+        sequence_length: the longest packed row.
         label_names: the label strings, index = class id; None for ids only.
         num_classes: the number of classes (default: `len(label_names)`).
+        long_texts: what becomes of a text longer than `sequence_length`: "truncate"
+            (cut, with a warning) or "windows" (one row per overlapping window, see
+            `kbert.preprocessing.long_text_windows`; for training each window carries
+            its text's label). Text pairs are truncated either way. `predict` and
+            `classify` pool a text's windows (the mean of their logits); Keras'
+            `evaluate` scores each window with its text's label.
 
     Example:
 
@@ -30,6 +40,9 @@ class TextClassifierPreprocessor(BertPreprocessor):
     >>> features = preprocessor.features(["a good film", "a dull one"], ["pos", "neg"])
     >>> features.labels.tolist()
     [1, 0]
+    >>> windows = TextClassifierPreprocessor(tokenizer, 128, long_texts="windows")
+    >>> windows.features([long_text]).example_indices.tolist()   # three windows
+    [0, 0, 0]
     """
 
     input_fields = ("text", "pair")
@@ -37,9 +50,17 @@ class TextClassifierPreprocessor(BertPreprocessor):
         inputs=("text", "pair"), optional=("pair",), labels=("label", "labels")
     )
 
-    def __init__(self, tokenizer, sequence_length=None, label_names=None, num_classes=None):
+    def __init__(
+        self,
+        tokenizer,
+        sequence_length=None,
+        label_names=None,
+        num_classes=None,
+        long_texts="truncate",
+    ):
         super().__init__(tokenizer, sequence_length)
         self.label_names, self.num_classes = checked_labels(label_names, num_classes)
+        self.long_texts = check_long_texts(long_texts)
 
     def parse_inputs(self, x):
         return parse_text_inputs(x)
@@ -47,7 +68,9 @@ class TextClassifierPreprocessor(BertPreprocessor):
     def features(self, x, y=None):
         fields = self.parse(x)
         texts, pairs = fields["text"], fields["pair"]
-        encodings = encode_texts(self.tokenizer, texts, pairs, self.sequence_length)
+        encodings, example_indices = encode_long_texts(
+            self.tokenizer, texts, pairs, self.sequence_length, self.long_texts
+        )
         labels = None
         if y is not None:
             if isinstance(y, str):
@@ -57,7 +80,35 @@ class TextClassifierPreprocessor(BertPreprocessor):
                 raise ValueError(
                     f"`y` must have one label per text ({len(texts)}). Received: {len(labels)}"
                 )
-        return encoded_features(encodings, labels)
+            labels = labels[example_indices]  # a window carries its text's label
+        return TaskFeatures(
+            token_ids=[encoding.token_ids for encoding in encodings],
+            segment_ids=[encoding.segment_ids for encoding in encodings],
+            labels=labels,
+            example_indices=example_indices,
+        )
+
+    def prediction_windows(self, x, batch_size=DEFAULT_BATCH_SIZE):
+        """`(dataset, example_indices)`: every row of `x` (a window, or a whole text),
+        batched as `predict` batches them, and the text each row came from.
+
+        `pooled_logits(outputs, example_indices)` turns the rows' logits into each
+        text's (see `kbert.preprocessing.long_text_windows`).
+        """
+        features = self.task_features(x, predict=True)
+        dataset = self._make_dataset(
+            features,
+            batch_size=batch_size,
+            buckets=length_buckets(self.sequence_length, INFERENCE_LENGTH_BUCKETS),
+            shuffle=False,
+            seed=0,
+            sample_weights=None,
+            length_sorted=True,
+        )
+        return dataset, features.example_indices
+
+    def get_config(self):
+        return {**super().get_config(), "long_texts": self.long_texts}
 
 
 def parse_text_inputs(x):
