@@ -1,0 +1,66 @@
+"""Model-FLOPs utilisation of a fine-tuning run on published data.
+
+The useful work of a run is the training FLOPs of its examples at their own token
+lengths (`model_flops.model_flops("finetune", ...)` per example and epoch): padding,
+whatever an engine pads to, is not useful work, so an engine that pads less shows a
+higher utilisation for the same wall time. The utilisation is that work over the
+training wall time (loading, conversion and compilation included, as the table's time)
+times the CPU's matrix-multiply rate for the engine's framework, measured in the same
+run (`peak_matmul.run`: JAX for kbert, PyTorch for Trainer).
+"""
+
+import json
+
+from model_flops import model_flops
+from peak_matmul import run as time_matmul
+
+# Each engine's framework, whose matrix product is its peak.
+FRAMEWORKS = {"kbert": "jax", "trainer": "torch"}
+PEAK_SETTINGS = {"seed": 0, "repeats": 30, "warmup": 5}
+
+
+def model_sizes(model_folder):
+    """(layers, hidden, intermediate, vocabulary) of a Hugging Face BERT folder."""
+    config = json.loads((model_folder / "config.json").read_text(encoding="utf-8"))
+    return (
+        config["num_hidden_layers"],
+        config["hidden_size"],
+        config["intermediate_size"],
+        config["vocab_size"],
+    )
+
+
+def token_lengths(model_folder, texts, max_length):
+    """Each text's packed length in tokens (`[CLS] ... [SEP]`, cut at `max_length`)."""
+    import transformers
+
+    tokenizer = transformers.AutoTokenizer.from_pretrained(str(model_folder))
+    encoded = tokenizer(list(texts), truncation=True, max_length=max_length)
+    return [len(ids) for ids in encoded["input_ids"]]
+
+
+def useful_flops(sizes, lengths, epochs, num_classes):
+    """Training FLOPs of `lengths` (one per example) for `epochs`, without padding."""
+    layers, hidden, intermediate, vocabulary = sizes
+    per_epoch = sum(
+        model_flops(
+            "finetune", layers, hidden, intermediate, vocabulary,
+            batch_size=1, seq_length=length, num_classes=num_classes,
+        )
+        for length in lengths
+    )
+    return epochs * per_epoch
+
+
+def peak_flops_per_second():
+    """Each framework's measured float32 matrix-multiply rate on this CPU, FLOP/s."""
+    rates = {}
+    for framework in sorted(set(FRAMEWORKS.values())):
+        timing = time_matmul(framework, PEAK_SETTINGS)
+        rates[framework] = timing["flops"] / min(timing["seconds"])  # the fastest call
+    return rates
+
+
+def utilisation(engine, flops, train_seconds, rates):
+    """`flops` over `train_seconds` at `engine`'s framework's peak, as a fraction."""
+    return flops / (train_seconds * rates[FRAMEWORKS[engine]])
