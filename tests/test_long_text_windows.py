@@ -153,6 +153,17 @@ def test_predict_and_classify_follow_the_preprocessor(classifier, tokenizer):
     np.testing.assert_allclose(
         list(model.classify(LONG).probabilities.values()), _softmax(hand), atol=1e-6
     )
+    model.compile()  # the defaults: cross-entropy on the logits, accuracy
+    scores = model.evaluate([SHORT, LONG], ["negative", "neutral"], return_dict=True)
+    short = _hand_logits(model, tokenizer, SHORT, [(0, 8)])[0]
+    probabilities = _softmax(np.stack([short, hand]))
+    expected_loss = -np.mean(np.log(probabilities[[0, 1], [0, 2]]))
+    assert scores["loss"] == pytest.approx(expected_loss, abs=1e-5)
+    expected_accuracy = np.mean(probabilities.argmax(axis=-1) == np.array([0, 2]))
+    assert scores["accuracy"] == pytest.approx(expected_accuracy)
+    assert model.evaluate([SHORT, LONG], ["negative", "neutral"]) == pytest.approx(
+        [scores["loss"], scores["accuracy"]]
+    )
     # The setting travels with the model's config (a `.keras` file), back into its preprocessor.
     saved = model.get_config()["preprocessor"]
     assert TextClassifierPreprocessor(tokenizer, **saved).long_texts == "windows"

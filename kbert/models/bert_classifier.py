@@ -1,4 +1,5 @@
 import keras
+import numpy as np
 
 from kbert.inference.classification import classify
 from kbert.inference.model_io import predict_dataset
@@ -22,8 +23,8 @@ class BertClassifier(LabelTask):
     Texts longer than the model: its preprocessor's `long_texts` ("truncate", the
     default, or "windows") says whether they are cut (with a warning) or read in
     overlapping windows. With windows, `fit` trains on every window with its text's
-    label, `predict` and `classify` give each text the mean of its windows' logits,
-    and Keras' `evaluate` scores each window (`kbert evaluate` pools).
+    label, and `predict`, `evaluate` and `classify` give each text the mean of its
+    windows' logits (`validation_data` in `fit` is scored window by window).
 
     Args:
         backbone: a `BertBackbone`.
@@ -41,15 +42,68 @@ class BertClassifier(LabelTask):
     # `model.classify(...)` is `kbert.inference.classify(model, model.tokenizer, ...)`.
     classify = InferenceMethod(classify)
 
+    def _reads_windows(self, x):
+        return getattr(self.preprocessor, "long_texts", "truncate") == "windows" and (
+            self._takes_raw(x)
+        )
+
     def predict(self, x, batch_size=None, verbose="auto", steps=None, callbacks=None):
         """`keras.Model.predict`; raw texts read in windows give each text the mean of
         its windows' logits (see `TextClassifierPreprocessor`'s `long_texts`)."""
-        windows = getattr(self.preprocessor, "long_texts", "truncate") == "windows"
-        if not windows or not self._takes_raw(x) or steps is not None or callbacks is not None:
+        if not self._reads_windows(x) or steps is not None or callbacks is not None:
             return super().predict(
                 x, batch_size=batch_size, verbose=verbose, steps=steps, callbacks=callbacks
             )
-        dataset, example_indices = self.preprocessor.prediction_windows(
-            x, batch_size or DEFAULT_BATCH_SIZE
+        batch_size = batch_size or DEFAULT_BATCH_SIZE
+        dataset, features = self.preprocessor.window_rows(x, batch_size=batch_size)
+        return pooled_logits(predict_dataset(self, dataset), features.example_indices)
+
+    def evaluate(
+        self,
+        x=None,
+        y=None,
+        batch_size=None,
+        verbose="auto",
+        sample_weight=None,
+        steps=None,
+        callbacks=None,
+        return_dict=False,
+        **kwargs,
+    ):
+        """`keras.Model.evaluate`; raw texts read in windows are scored on each text's
+        pooled logits (the compiled loss and metrics, one row per text)."""
+        plain = steps is not None or callbacks is not None or kwargs or not self.compiled
+        if plain or not self._reads_windows(x):
+            return super().evaluate(
+                x=x, y=y, batch_size=batch_size, verbose=verbose,
+                sample_weight=sample_weight, steps=steps, callbacks=callbacks,
+                return_dict=return_dict, **kwargs,
+            )
+        dataset, features = self.preprocessor.window_rows(
+            x, y, batch_size or DEFAULT_BATCH_SIZE, labelled=True
         )
-        return pooled_logits(predict_dataset(self, dataset), example_indices)
+        if features.labels is None:
+            raise ValueError("`evaluate` needs labels: pass `y`. Received: y=None")
+        # Every row of a text carries its label: the first row's is the text's.
+        _, first_rows = np.unique(features.example_indices, return_index=True)
+        labels = keras.ops.convert_to_tensor(features.labels[first_rows])
+        logits = pooled_logits(predict_dataset(self, dataset), features.example_indices)
+        logits = keras.ops.convert_to_tensor(logits)
+        weights = None
+        if sample_weight is not None:
+            weights = np.asarray(sample_weight, dtype="float32").reshape(-1)
+            if len(weights) != len(first_rows):
+                raise ValueError(
+                    f"`sample_weight` must have one weight per text ({len(first_rows)}). "
+                    f"Received: {len(weights)} weights"
+                )
+            weights = keras.ops.convert_to_tensor(weights)
+        self.reset_metrics()
+        loss = self.compute_loss(y=labels, y_pred=logits, sample_weight=weights, training=False)
+        logs = dict(self.compute_metrics(None, labels, logits, weights))
+        logs["loss"] = loss
+        logs = {name: float(keras.ops.convert_to_numpy(value)) for name, value in logs.items()}
+        if return_dict:
+            return logs
+        values = [logs.pop("loss")] + list(logs.values())
+        return values[0] if len(values) == 1 else values

@@ -1,5 +1,7 @@
 """Texts or text pairs, and their labels, for `BertClassifier`."""
 
+import dataclasses
+
 from kbert.preprocessing.bert_preprocessor import BertPreprocessor
 from kbert.preprocessing.bert_preprocessor import as_string_list
 from kbert.preprocessing.bert_preprocessor import checked_labels
@@ -30,9 +32,9 @@ class TextClassifierPreprocessor(BertPreprocessor):
         long_texts: what becomes of a text longer than `sequence_length`: "truncate"
             (cut, with a warning) or "windows" (one row per overlapping window, see
             `kbert.preprocessing.long_text_windows`; for training each window carries
-            its text's label). Text pairs are truncated either way. `predict` and
-            `classify` pool a text's windows (the mean of their logits); Keras'
-            `evaluate` scores each window with its text's label.
+            its text's label). Text pairs are truncated either way.
+            `BertClassifier`'s `predict` and `evaluate` and `classify` pool a text's
+            windows (the mean of their logits).
 
     Example:
 
@@ -88,16 +90,23 @@ class TextClassifierPreprocessor(BertPreprocessor):
             example_indices=example_indices,
         )
 
-    def prediction_windows(self, x, batch_size=DEFAULT_BATCH_SIZE):
-        """`(dataset, example_indices)`: every row of `x` (a window, or a whole text),
-        batched as `predict` batches them, and the text each row came from.
+    def window_rows(self, x, y=None, batch_size=DEFAULT_BATCH_SIZE, labelled=False):
+        """`(dataset, features)`: the rows of `x` (windows, or whole texts) batched as
+        `predict` batches them, and their `TaskFeatures`.
 
-        `pooled_logits(outputs, example_indices)` turns the rows' logits into each
-        text's (see `kbert.preprocessing.long_text_windows`).
+        `pooled_logits(outputs, features.example_indices)` turns the rows' logits into
+        each text's (see `kbert.preprocessing.long_text_windows`).
+
+        Args:
+            x: raw inputs in any accepted form.
+            y: labels, or None (or those inside a table, with `labelled`).
+            batch_size: rows per batch.
+            labelled: read labels (from `y` or the table) into `features.labels`;
+                the dataset itself carries none.
         """
-        features = self.task_features(x, predict=True)
+        features = self.task_features(x, y, predict=not labelled)
         dataset = self._make_dataset(
-            features,
+            dataclasses.replace(features, labels=None),
             batch_size=batch_size,
             buckets=length_buckets(self.sequence_length, INFERENCE_LENGTH_BUCKETS),
             shuffle=False,
@@ -105,7 +114,7 @@ class TextClassifierPreprocessor(BertPreprocessor):
             sample_weights=None,
             length_sorted=True,
         )
-        return dataset, features.example_indices
+        return dataset, features
 
     def get_config(self):
         return {**super().get_config(), "long_texts": self.long_texts}
