@@ -20,11 +20,11 @@ Inside `onnx_export_forms()` the layers compute the same functions in the fusabl
 - attention: two batched matmuls over (B, N, T, D) and a masked softmax
   (`kbert.layers.attention_dispatch`).
 
-The Keras classes' `call` is replaced for the duration of the block, in every thread:
-it is meant for the export process (`kbert export --format onnx` and the child process
-other backends export through), and a model exported on TensorFlow in a user's process
-should not run meanwhile in another thread. Nothing is trained in these forms: they are
-written for inference (no dropout, no masks other than padding or packing).
+For the duration of the block the two Keras classes' `call` goes through a wrapper that
+takes these forms in the thread that opened the block only: every other thread runs
+Keras' own `call` unchanged, and the classes get their own `call` back when the block
+closes. One export at a time holds the block. Nothing is trained in these forms: they
+are written for inference (no dropout, no masks other than padding or packing).
 """
 
 import contextlib
@@ -61,7 +61,11 @@ def onnx_export_forms():
 
 def _dense_form(original):
     def call(self, inputs, training=None):
-        if len(inputs.shape) < 3 or getattr(self, "quantization_mode", None):
+        if (
+            not exporting_onnx()
+            or len(inputs.shape) < 3
+            or getattr(self, "quantization_mode", None)
+        ):
             return original(self, inputs, training=training)
         outputs = _broadcast_matmul(inputs, self.kernel)
         if self.bias is not None:
@@ -91,7 +95,11 @@ def _layer_norm_form(original):
     def call(self, inputs):
         axis = self.axis if isinstance(self.axis, (list, tuple)) else [self.axis]
         last = [len(inputs.shape) - 1]
-        if getattr(self, "rms_scaling", False) or [a % len(inputs.shape) for a in axis] != last:
+        if (
+            not exporting_onnx()
+            or getattr(self, "rms_scaling", False)
+            or [a % len(inputs.shape) for a in axis] != last
+        ):
             return original(self, inputs)
         x = ops.cast(inputs, "float32")
         mean = ops.mean(x, axis=-1, keepdims=True)
