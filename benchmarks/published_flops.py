@@ -64,3 +64,15 @@ def peak_flops_per_second():
 def utilisation(engine, flops, train_seconds, rates):
     """`flops` over `train_seconds` at `engine`'s framework's peak, as a fraction."""
     return flops / (train_seconds * rates[FRAMEWORKS[engine]])
+
+
+def classification_utilisation(engine, train_csv, model_folder, recipe, train_seconds, rates):
+    """The utilisation of a classification run on `train_csv` (text,label rows)."""
+    import csv
+
+    with open(train_csv, newline="", encoding="utf-8") as file:
+        rows = [(row["text"], row["label"]) for row in csv.DictReader(file)]
+    lengths = token_lengths(model_folder, [text for text, _ in rows], recipe["max_length"])
+    classes = len({label for _, label in rows})
+    flops = useful_flops(model_sizes(model_folder), lengths, recipe["epochs"], classes)
+    return utilisation(engine, flops, train_seconds, rates)

@@ -50,6 +50,7 @@ import time
 
 import numpy as np
 
+import published_flops
 import published_squad
 
 HERE = pathlib.Path(__file__).resolve().parent
@@ -287,8 +288,9 @@ def _worker_main(engine, request_file):
     print("RESULT " + json.dumps(result), flush=True)
 
 
-def run_engine(engine, task, data, paths, work, size="full"):
-    """Runs one engine on one task in a fresh process; its result dict."""
+def run_engine(engine, task, data, paths, work, size="full", rates=None):
+    """Runs one engine on one task in a fresh process; its result dict (with the
+    model-FLOPs utilisation of a classification run, given the peak `rates`)."""
     folder = work / task / engine
     if folder.exists():
         shutil.rmtree(folder)  # every run starts from nothing, as a new user's
@@ -317,6 +319,10 @@ def run_engine(engine, task, data, paths, work, size="full"):
     result["examples_per_second"] = (
         recipe["epochs"] * _count(paths["train"]) / result["train_seconds"]
     )
+    if rates and paths["train"].suffix == ".csv":
+        result["mfu"] = published_flops.classification_utilisation(
+            engine, paths["train"], data / "minilm", recipe, result["train_seconds"], rates
+        )
     return result
 
 
@@ -335,8 +341,8 @@ def table(results):
     """
     lines = [
         "| task | engine | test score 1 | test score 2 | training wall time | first step "
-        "| examples/s | peak memory |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- |",
+        "| examples/s | MFU | peak memory |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for task, engines in results.items():
         for engine, result in engines.items():
@@ -350,9 +356,13 @@ def table(results):
             lines.append(
                 f"| {task} | {engine} | {scores} | {result['train_seconds']:.0f} s{ratio} "
                 f"| {result['first_step_seconds']:.1f} s | {result['examples_per_second']:.1f} "
-                f"| {result['peak_memory_mb']:.0f} MB |"
+                f"| {_percent(result.get('mfu'))} | {result['peak_memory_mb']:.0f} MB |"
             )
     return "\n".join(lines)
+
+
+def _percent(fraction):
+    return "-" if fraction is None else f"{100 * fraction:.1f} %"
 
 
 def main(argv=None):
@@ -364,16 +374,19 @@ def main(argv=None):
                         help="tiny: a smoke test (one epoch, a few hundred examples)")
     parser.add_argument("--work", type=pathlib.Path, default=pathlib.Path("published-tasks"))
     args = parser.parse_args(argv)
+    rates = published_flops.peak_flops_per_second()  # each framework's matmul, measured now
+    print(f"float32 matrix-multiply peak, FLOP/s: {json.dumps(rates)}", flush=True)
     results = {}
     for task in args.tasks:
         paths = write_splits(task, args.data, args.work, args.size)
         results[task] = {}
         for engine in args.engines:
             results[task][engine] = run_engine(
-                engine, task, args.data, paths, args.work, args.size
+                engine, task, args.data, paths, args.work, args.size, rates
             )
             print(f"{task} {engine}: {json.dumps(results[task][engine])}", flush=True)
-    (args.work / "results.json").write_text(json.dumps(results, indent=2), encoding="utf-8")
+    saved = {"peak_flops_per_second": rates, **results}
+    (args.work / "results.json").write_text(json.dumps(saved, indent=2), encoding="utf-8")
     print(table(results))
 
 
