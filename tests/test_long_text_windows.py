@@ -261,3 +261,19 @@ def test_a_bad_value_is_named_with_the_choices(classifier, tokenizer):
         classifier.classify(LONG, long_texts="slide")
     with pytest.raises(ValueError, match="Windows over long texts are for"):
         with_long_texts(make_adapter("token-classification"), "windows")
+
+
+def test_a_fine_tuner_hands_windows_from_its_config_to_the_task(tmp_path):
+    from kbert.finetuning import FineTuner
+    from kbert.pretraining import ContinuedPretraining
+
+    windows = FineTuningConfig(long_texts="windows")
+    tuner = FineTuner("classification", "demo", tmp_path / "run", windows)
+    assert tuner.task.long_texts == "windows"
+    # "truncate" (the default) keeps what the task was made with.
+    own = with_long_texts(make_adapter("classification"), "windows")
+    assert FineTuner(own, "demo", tmp_path / "run2").task.long_texts == "windows"
+    with pytest.raises(ValueError, match="long_texts='windows'"):
+        FineTuner("qa", "demo", tmp_path / "run3", windows)
+    # The app hands continued pretraining the same form: the setting means nothing there.
+    ContinuedPretraining("demo", tmp_path / "run4", {"long_texts": "truncate"})

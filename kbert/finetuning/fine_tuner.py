@@ -20,6 +20,7 @@ from kbert.finetuning.fine_tuning_result import STOPPED_EARLY
 from kbert.finetuning.fine_tuning_adapter import FineTuningAdapter
 from kbert.finetuning.fine_tuning_adapter import model_limits
 from kbert.finetuning.adapter_registry import make_adapter
+from kbert.finetuning.classification_adapter import with_long_texts
 from kbert.finetuning.read_only_checkpoint import ReadOnlyCheckpoint
 from kbert.finetuning.resume_identity import run_identity
 from kbert.finetuning.resume_identity import training_data_fingerprint
@@ -105,6 +106,8 @@ class FineTuner:
             raise ValueError(
                 f"`config` must be a FineTuningConfig. Received: {type(self.config).__name__}"
             )
+        if self.config.long_texts == "windows":  # "truncate" keeps the task's own setting
+            self.task = with_long_texts(self.task, "windows")
         self.callbacks = list(callbacks)
         self.cancellation = cancellation
         self.checkpoint = TrainingCheckpoint(self.output_dir / CHECKPOINT_FILE)

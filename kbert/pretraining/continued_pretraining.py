@@ -37,8 +37,9 @@ DEFAULTS = dict(
     data_parallel=False,
     adam_epsilon_style="keras",
 )
-# Fine-tuning settings without a meaning here (no per-epoch evaluation to stop on).
-IGNORED = ("patience",)
+# Fine-tuning settings without a meaning here (no per-epoch evaluation to stop on, no
+# classification windows).
+IGNORED = ("patience", "long_texts")
 
 
 class _Cancelled(Exception):
