@@ -5,12 +5,11 @@ import json
 from kbert.commands import EXIT_OK
 from kbert.commands import MODEL_HELP
 from kbert.commands.config_arguments import add_config_arguments
+from kbert.commands.inference_inputs import add_batch_size_argument
 from kbert.commands.task_arguments import add_task_arguments
 from kbert.commands.task_arguments import task_from_arguments
 from kbert.finetuning.evaluation_predictions import prediction_format
 from kbert.finetuning.fine_tuning_config import FineTuningConfig
-from kbert.preprocessing.length_buckets import CPU_BATCH_SIZE
-from kbert.preprocessing.length_buckets import DEFAULT_BATCH_SIZE
 
 
 def add_parser(subparsers):
@@ -32,14 +31,7 @@ def add_parser(subparsers):
     )
     parser.add_argument("--data", required=True, metavar="FILE", help="labelled data")
     add_config_arguments(parser, FineTuningConfig, fields=("long_texts",))
-    parser.add_argument(
-        "--batch-size",
-        type=int,
-        default=None,
-        metavar="N",
-        help=f"inputs per forward pass (default: {CPU_BATCH_SIZE} on a CPU, "
-        f"{DEFAULT_BATCH_SIZE} on a GPU or TPU)",
-    )
+    add_batch_size_argument(parser)
     parser.add_argument(
         "--predictions",
         metavar="FILE",

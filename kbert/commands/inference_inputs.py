@@ -21,6 +21,18 @@ MANY_INPUTS = 16
 BATCHES_PER_CHUNK = 32
 
 
+def add_batch_size_argument(parser):
+    """`--batch-size N`: inputs per forward pass, None for the device's default."""
+    parser.add_argument(
+        "--batch-size",
+        type=int,
+        default=None,
+        metavar="N",
+        help=f"inputs per forward pass (default: {CPU_BATCH_SIZE} on a CPU, "
+        f"{DEFAULT_BATCH_SIZE} on a GPU or TPU)",
+    )
+
+
 def add_common_arguments(parser, file_help, texts_help=None, engines=True):
     """`TEXT...` (when `texts_help` is given), `--model`, `--file`, `--json`, `--batch-size`,
     and with `engines` `--engine` and `--quantize` (`engine_options` reads them)."""
@@ -38,14 +50,7 @@ def add_common_arguments(parser, file_help, texts_help=None, engines=True):
         action="store_true",
         help="print one JSON object per input (JSON Lines) instead of text",
     )
-    parser.add_argument(
-        "--batch-size",
-        type=int,
-        default=None,
-        metavar="N",
-        help=f"inputs per forward pass (default: {CPU_BATCH_SIZE} on a CPU, "
-        f"{DEFAULT_BATCH_SIZE} on a GPU or TPU)",
-    )
+    add_batch_size_argument(parser)
     if engines:
         parser.add_argument(
             "--engine",
