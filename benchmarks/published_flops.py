@@ -52,12 +52,15 @@ def useful_flops(sizes, lengths, epochs, num_classes):
     return epochs * per_epoch
 
 
-def peak_flops_per_second():
-    """Each framework's measured float32 matrix-multiply rate on this CPU, FLOP/s."""
-    rates = {}
+def peak_flops_per_second(earlier=None):
+    """Each framework's measured float32 matrix-multiply rate on this CPU, FLOP/s: the
+    fastest call now, or the `earlier` rate where that was higher (a rate measured while
+    something else ran is too low, so a run measures before and after its engines)."""
+    rates = dict(earlier or {})
     for framework in sorted(set(FRAMEWORKS.values())):
         timing = time_matmul(framework, PEAK_SETTINGS)
-        rates[framework] = timing["flops"] / min(timing["seconds"])  # the fastest call
+        rate = timing["flops"] / min(timing["seconds"])
+        rates[framework] = max(rate, rates.get(framework, 0.0))
     return rates
 
 
@@ -66,13 +69,22 @@ def utilisation(engine, flops, train_seconds, rates):
     return flops / (train_seconds * rates[FRAMEWORKS[engine]])
 
 
-def classification_utilisation(engine, train_csv, model_folder, recipe, train_seconds, rates):
-    """The utilisation of a classification run on `train_csv` (text,label rows)."""
+def classification_flops(train_csv, model_folder, recipe):
+    """The useful training FLOPs of a classification run on `train_csv` (text,label rows)."""
     import csv
 
     with open(train_csv, newline="", encoding="utf-8") as file:
         rows = [(row["text"], row["label"]) for row in csv.DictReader(file)]
     lengths = token_lengths(model_folder, [text for text, _ in rows], recipe["max_length"])
     classes = len({label for _, label in rows})
-    flops = useful_flops(model_sizes(model_folder), lengths, recipe["epochs"], classes)
-    return utilisation(engine, flops, train_seconds, rates)
+    return useful_flops(model_sizes(model_folder), lengths, recipe["epochs"], classes)
+
+
+def add_utilisation(results, rates):
+    """Adds "mfu" to each run of `results` (task -> engine -> result) with "useful_flops"."""
+    for engines in results.values():
+        for engine, result in engines.items():
+            if "useful_flops" in result:
+                result["mfu"] = utilisation(
+                    engine, result["useful_flops"], result["train_seconds"], rates
+                )

@@ -41,3 +41,24 @@ def test_utilisation_divides_by_the_engines_framework_peak():
     rates = {"jax": 100.0, "torch": 50.0}
     assert published_flops.utilisation("kbert", 1000.0, 20.0, rates) == pytest.approx(0.5)
     assert published_flops.utilisation("trainer", 1000.0, 20.0, rates) == pytest.approx(1.0)
+
+
+def test_a_peak_measured_under_load_gives_way_to_a_higher_one(monkeypatch):
+    # A product of 100 FLOPs: 10 s at first (10 FLOP/s, the machine busy), then 5 s.
+    seconds = {"jax": [[10.0, 12.0], [5.0]], "torch": [[10.0], [20.0]]}
+    monkeypatch.setattr(
+        published_flops, "time_matmul",
+        lambda framework, settings: {"flops": 100.0, "seconds": seconds[framework].pop(0)},
+    )
+    first = published_flops.peak_flops_per_second()
+    assert first == {"jax": 10.0, "torch": 10.0}
+    # The faster measurement wins, whichever came first.
+    assert published_flops.peak_flops_per_second(first) == {"jax": 20.0, "torch": 10.0}
+
+
+def test_utilisation_is_added_to_the_runs_that_counted_their_flops():
+    results = {"sms": {"kbert": {"useful_flops": 500.0, "train_seconds": 10.0},
+                       "trainer": {"train_seconds": 10.0}}}
+    published_flops.add_utilisation(results, {"jax": 100.0, "torch": 100.0})
+    assert results["sms"]["kbert"]["mfu"] == pytest.approx(0.5)
+    assert "mfu" not in results["sms"]["trainer"]
