@@ -252,8 +252,10 @@ class FineTuner:
             # Resuming inside this epoch: its running loss and metrics continue from
             # the checkpoint, so the epoch reports what an uninterrupted one would.
             loop.resume_inside_epoch = state["batch"] > 0
-            # The logged loss weighs a batch by its real rows (data parallelism's fillers out).
-            loop.real_rows = lambda i: real_share(len(view.example_indices(i)), view.replicas)
+            # The logged loss weighs a batch by its real rows (the fillers of a full batch
+            # and of data parallelism out).
+            full = dataset.batch_size if dataset.full_batches else 0
+            loop.real_rows = lambda i: real_share(len(view.example_indices(i)), view.replicas, full)
             data = view.as_tf_dataset() if _backend() == "tensorflow" else view
             history = model.fit(data, epochs=1, shuffle=False, verbose=0, callbacks=[loop])
             epoch_loss = float(history.history["loss"][-1])

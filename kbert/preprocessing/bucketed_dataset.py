@@ -13,6 +13,7 @@ from kbert.preprocessing.batch_structure import map_leaves
 # Importable from here too: the per-token preprocessors pad their labels with it.
 from kbert.preprocessing.data_parallel_rows import IGNORED_LABEL as IGNORED_LABEL
 from kbert.preprocessing.data_parallel_rows import data_parallel_replicas
+from kbert.preprocessing.data_parallel_rows import filled_size
 from kbert.preprocessing.data_parallel_rows import filled_weights
 from kbert.preprocessing.choice_rows import check_row_lengths
 from kbert.preprocessing.choice_rows import choice_count
@@ -183,8 +184,8 @@ class BucketedDataset(keras.utils.PyDataset):
         rows = self.example_indices(index, epoch)
         replicas = data_parallel_replicas() if replicas is None else replicas
         fill = self.full_batches and self._labels is not None
-        size = max(len(rows), self.batch_size) if fill else len(rows)
-        filled = np.concatenate([rows, np.repeat(rows[:1], size - len(rows) + -size % replicas)])
+        size = filled_size(len(rows), replicas, self.batch_size if fill else 0)
+        filled = np.concatenate([rows, np.repeat(rows[:1], size - len(rows))])
         length = bucket_length(int(self.lengths[rows].max()), self.buckets)
         inputs = self._inputs(filled, length)
         if self._labels is None:

@@ -32,9 +32,16 @@ def data_parallel_replicas():
     return int(mesh.shape[list(mesh.axis_names).index(distribution.batch_dim_name)])
 
 
-def real_share(rows, replicas):
-    """The share of real rows in a batch of `rows` rows filled up for `replicas` devices."""
-    return rows / (rows + (-rows % replicas))
+def filled_size(rows, replicas, at_least=0):
+    """The rows of a batch of `rows` filled up to `at_least` (a full batch, or 0), then to a
+    multiple of `replicas` devices."""
+    size = max(rows, at_least)
+    return size + (-size % replicas)
+
+
+def real_share(rows, replicas, at_least=0):
+    """The share of real rows in a batch of `rows` rows filled up as `filled_size` does."""
+    return rows / filled_size(rows, replicas, at_least)
 
 
 def inference_rows(count):
