@@ -30,7 +30,6 @@ KERAS_MODULE = "keras"
 # and optimizers. tests/test_keras_archives.py checks the table against the source.
 KERAS_CLASSES = names_by_module(
     {
-        "kbert.layers.bert_dropout": ("BertDropout",),
         "kbert.layers.bert_embeddings": ("BertEmbeddings",),
         "kbert.layers.bert_encoder_block": ("BertEncoderBlock",),
         "kbert.layers.bert_pooler": ("BertPooler",),

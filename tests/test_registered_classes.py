@@ -14,7 +14,6 @@ from model_helpers import make_inputs
 
 from kbert.keras_registry import KERAS_CLASSES
 from kbert.layers import BertEmbeddings
-from kbert.layers.bert_dropout import BertDropout
 from kbert.layers import BertEncoderBlock
 from kbert.layers import BertPooler
 from kbert.layers import BertSelfAttention
@@ -115,10 +114,6 @@ def _layer_cases():
             ),
             input_data=dict(x=_floats(BATCH, LENGTH, HIDDEN), padding_mask=_padding_mask()),
         ),
-        "BertDropout": dict(
-            init_kwargs=dict(rate=0.5, seed=3),
-            input_data=dict(inputs=_floats(BATCH, LENGTH, HIDDEN)),
-        ),
         "BertPooler": dict(
             init_kwargs=dict(hidden_size=HIDDEN, initializer_range=0.05),
             input_data=dict(sequence_output=_floats(BATCH, LENGTH, HIDDEN)),
@@ -209,7 +204,7 @@ LAYER_CASES = {**_layer_cases(), **_model_cases()}
 LAYER_CLASSES = {
     cls.__name__: cls
     for cls in (
-        BertDropout, BertEmbeddings, BertSelfAttention, BertEncoderBlock, BertPooler, MaskedLMHead,
+        BertEmbeddings, BertSelfAttention, BertEncoderBlock, BertPooler, MaskedLMHead,
         DynamicMasking, BertBackbone, BertClassifier, BertMaskedLM, BertMultipleChoice,
         BertPretrainer, BertQuestionAnswerer, BertTokenClassifier,
     )

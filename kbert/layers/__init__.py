@@ -1,9 +1,8 @@
 """Building blocks of the BERT encoder, written in keras.ops.
 
-Two modules branch on the backend: `attention_dispatch`, which reaches the backend's
+One module branches on the backend: `attention_dispatch`, which reaches the backend's
 fused attention kernel (cuDNN on JAX GPUs, `scaled_dot_product_attention` on PyTorch)
-and XLA's attention elsewhere, and `bert_dropout`, which draws JAX's dropout masks with
-XLA's RngBitGenerator. Every other layer is backend-agnostic keras.ops.
+and XLA's attention elsewhere. Every other layer is backend-agnostic keras.ops.
 """
 
 from kbert.optional_packages import require_backend
@@ -11,7 +10,6 @@ from kbert.optional_packages import require_backend
 # A missing backend is one sentence naming its extra, before Keras imports it.
 require_backend()
 
-from kbert.layers.bert_dropout import BertDropout
 from kbert.layers.bert_embeddings import BertEmbeddings
 from kbert.layers.bert_encoder_block import BertEncoderBlock
 from kbert.layers.bert_pooler import BertPooler
@@ -22,7 +20,6 @@ from kbert.layers.host_truncated_normal import HostTruncatedNormal
 from kbert.layers.masked_lm_head import MaskedLMHead
 
 __all__ = [
-    "BertDropout",
     "BertEmbeddings",
     "BertEncoderBlock",
     "BertPooler",

@@ -1,7 +1,6 @@
 import keras
 from keras import ops
 
-from kbert.layers.bert_dropout import BertDropout
 from kbert.layers.host_truncated_normal import HostTruncatedNormal
 
 
@@ -74,7 +73,7 @@ class BertEmbeddings(keras.layers.Layer):
         self.layer_norm = keras.layers.LayerNormalization(
             epsilon=layer_norm_epsilon, dtype=self.dtype_policy, name="layer_norm"
         )
-        self.dropout_layer = BertDropout(
+        self.dropout_layer = keras.layers.Dropout(
             dropout, dtype=self.dtype_policy, name="dropout"
         )
 

@@ -1,6 +1,5 @@
 import keras
 
-from kbert.layers.bert_dropout import BertDropout
 from kbert.layers.activations import get_activation
 from kbert.layers.bert_self_attention import BertSelfAttention
 from kbert.layers.host_truncated_normal import HostTruncatedNormal
@@ -72,7 +71,7 @@ class BertEncoderBlock(keras.layers.Layer):
             dtype=policy,
             name="self_attention",
         )
-        self.attention_dropout_layer = BertDropout(
+        self.attention_dropout_layer = keras.layers.Dropout(
             hidden_dropout, dtype=policy, name="attention_output_dropout"
         )
         self.attention_layer_norm = keras.layers.LayerNormalization(
@@ -87,7 +86,7 @@ class BertEncoderBlock(keras.layers.Layer):
         self.output_dense = keras.layers.Dense(
             hidden_size, kernel_initializer=initializer, dtype=policy, name="output_dense"
         )
-        self.output_dropout = BertDropout(
+        self.output_dropout = keras.layers.Dropout(
             hidden_dropout, dtype=policy, name="output_dropout"
         )
         self.output_layer_norm = keras.layers.LayerNormalization(

@@ -9,7 +9,6 @@ import random
 import keras
 from keras import ops
 
-from kbert.layers.bert_dropout import BertDropout
 from kbert.layers.attention_dispatch import dot_product_attention
 from kbert.layers.attention_dispatch import explicit_attention
 from kbert.layers.host_truncated_normal import HostTruncatedNormal
@@ -84,7 +83,7 @@ class BertSelfAttention(keras.layers.Layer):
             dtype=self.dtype_policy,
             name="output_projection",
         )
-        self.probability_dropout = BertDropout(
+        self.probability_dropout = keras.layers.Dropout(
             attention_dropout, dtype=self.dtype_policy, name="probability_dropout"
         )
         # The seed of kernels that draw their own dropout masks (cuDNN's). A Python

@@ -1,7 +1,6 @@
 import keras
 import numpy as np
 
-from kbert.layers.bert_dropout import BertDropout
 from kbert.inference.multiple_choice import choose
 from kbert.layers.choice_rows import ChoiceRows
 from kbert.layers.choice_scores import ChoiceScores
@@ -54,7 +53,7 @@ class BertMultipleChoice(BertTask):
         self.dropout = config.hidden_dropout if dropout is None else float(dropout)
         # === Layers ===
         choice_rows = ChoiceRows(name="choice_rows")
-        choice_dropout = BertDropout(self.dropout, name="choice_dropout")
+        choice_dropout = keras.layers.Dropout(self.dropout, name="choice_dropout")
         choice_head = keras.layers.Dense(
             1,
             kernel_initializer=HostTruncatedNormal(stddev=config.initializer_range),

@@ -2,7 +2,6 @@
 
 import keras
 
-from kbert.layers.bert_dropout import BertDropout
 from kbert.layers.host_truncated_normal import HostTruncatedNormal
 
 
@@ -29,7 +28,7 @@ class LabelHead:
         self.num_classes, self.label_names = resolve_labels(num_classes, label_names)
         config = backbone.bert_config
         self.dropout = config.hidden_dropout if dropout is None else dropout
-        self.dropout_layer = BertDropout(self.dropout, name=f"{name}_dropout")
+        self.dropout_layer = keras.layers.Dropout(self.dropout, name=f"{name}_dropout")
         self.dense = keras.layers.Dense(
             self.num_classes,
             kernel_initializer=HostTruncatedNormal(stddev=config.initializer_range),
