@@ -84,7 +84,9 @@ def configured_backend():
     return os.environ.get("KERAS_BACKEND") or _keras_json_backend() or "tensorflow"
 
 
-def _installed(module):
+def installed(module):
+    """Whether `module` can be imported, found without importing it (an error finding it,
+    such as a broken parent package, counts as not installed)."""
     import importlib.util
 
     try:
@@ -111,10 +113,11 @@ def choose_default_backend():
         return
     implied = _keras_json_backend() or "tensorflow"
     module = BACKEND_MODULES.get(implied)
-    if module is None or _installed(module) or not _installed("jax"):
+    if module is None or installed(module) or not installed("jax"):
         return
     os.environ["KERAS_BACKEND"] = "jax"
-    logging.getLogger("kbert").info(
+    # DEBUG: a light install lacks TensorFlow by design; no command should say so.
+    logging.getLogger("kbert").debug(
         "Keras' backend %r is not installed; running on JAX (set KERAS_BACKEND to choose).",
         implied,
     )

@@ -26,16 +26,17 @@ TensorFlow in a child process (seconds for a small model, minutes at BERT-base),
 no first prediction should wait for. One call with `engine="onnxruntime"` (`--engine
 onnxruntime` on the command line) makes the graph; every later "auto" call on the same
 weights, in any process, runs it; where that graph is not as recorded, "auto" removes it
-with a warning and runs Keras. When onnxruntime is missing, "auto" says so in one log
-line (once per process) and runs Keras; "onnxruntime" raises.
+with a warning and runs Keras. When onnxruntime is missing, "auto" says so in one DEBUG
+line (once per process: the light install lacks it by design) and runs Keras;
+"onnxruntime" raises, naming the extra.
 """
 
 import contextlib
 import hashlib
-import importlib.util
 import logging
 import weakref
 
+from kbert.optional_packages import installed
 from kbert.optional_packages import require_extra
 
 logger = logging.getLogger("kbert.inference")
@@ -96,9 +97,9 @@ def _auto_picks_onnx_runtime(model):
         # TensorFlow: only a checksum of every weight tells whether a cached graph is
         # still this model's (its variables change in place), 0.35 s a call at BERT-base.
         return False
-    if importlib.util.find_spec("onnxruntime") is None:
-        if not _told_missing:
-            logger.info("onnxruntime is not installed; inference runs on Keras "
+    if not installed("onnxruntime"):
+        if not _told_missing:  # DEBUG: an optional engine a light install lacks by design
+            logger.debug("onnxruntime is not installed; inference runs on Keras "
                         '(pip install "kbert[onnx]" for the ONNX Runtime engine).')
             _told_missing = True
         return False
@@ -127,8 +128,7 @@ def on_cpu():
 
 def can_export():
     """Whether this install can make ONNX graphs (onnx, tf2onnx and TensorFlow)."""
-    return all(importlib.util.find_spec(name) is not None
-               for name in ("onnx", "tf2onnx", "tensorflow"))
+    return all(installed(name) for name in ("onnx", "tf2onnx", "tensorflow"))
 
 
 def weights_checksum(model):
