@@ -45,6 +45,7 @@ _COMMAND_MODULES = (
     "evaluate_pretraining",
     "convert",
     "export",
+    "doctor",
 )
 # Packages above kbert add subcommands through this entry-point group (the app adds
 # `kbert gui`): `add_parser(subparsers)` as the modules above, read from package metadata.

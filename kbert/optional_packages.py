@@ -19,6 +19,8 @@ EXTRAS = {
     "onnx": ("ONNX", "onnx"),
     "tf2onnx": ("tf2onnx (ONNX export)", "onnx"),
 }
+# What ONNX export imports (`kbert.inference.onnx_export`), found without importing it.
+ONNX_EXPORT_MODULES = ("onnx", "tf2onnx", "tensorflow")
 
 
 def missing_extra_message(error):

@@ -36,6 +36,7 @@ import hashlib
 import logging
 import weakref
 
+from kbert.optional_packages import ONNX_EXPORT_MODULES
 from kbert.optional_packages import installed
 from kbert.optional_packages import require_extra
 
@@ -127,8 +128,8 @@ def on_cpu():
 
 
 def can_export():
-    """Whether this install can make ONNX graphs (onnx, tf2onnx and TensorFlow)."""
-    return all(installed(name) for name in ("onnx", "tf2onnx", "tensorflow"))
+    """Whether this install can make ONNX graphs (`ONNX_EXPORT_MODULES` are installed)."""
+    return all(installed(name) for name in ONNX_EXPORT_MODULES)
 
 
 def weights_checksum(model):
