@@ -24,3 +24,7 @@ checks it from the source):
 
 # The model the app opens when none is named: the bundled demo preset.
 DEFAULT_PRESET = "demo"
+# The bundled task model a tab offers when the open model has no head for it.
+BUNDLED_CLASSIFIER = "demo-spam"
+# How a warning's link names a model to open: `<a href="model:demo-spam">`.
+MODEL_LINK_PREFIX = "model:"

@@ -15,6 +15,8 @@ from process_helpers import on_the_process_pass
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 tomllib = pytest.importorskip("tomllib")
+# The wheel ships the demo and the bundled task models: it stays under 60 MB.
+MAX_WHEEL_BYTES = 60 * 1024 * 1024
 
 
 def _pyproject():
@@ -82,8 +84,10 @@ def _build_wheel(folder):
 @pytest.mark.slow
 def test_wheel_installs_and_runs_the_demo_outside_the_checkout(tmp_path):
     wheel = _build_wheel(tmp_path)
+    assert wheel.stat().st_size < MAX_WHEEL_BYTES
     names = zipfile.ZipFile(wheel).namelist()
     assert "kbert/presets/builtin/demo/model.weights.h5" in names
+    assert "kbert/presets/builtin/demo_spam/model.weights.h5" in names
     assert "kbert/py.typed" in names
     assert any(name.endswith(".dist-info/licenses/LICENSE") for name in names)
     assert "kbert_gui/app.py" in names
@@ -135,6 +139,13 @@ def test_wheel_installs_and_runs_the_demo_outside_the_checkout(tmp_path):
     )
     assert fill.returncode == 0, fill.stderr
     assert json.loads(fill.stdout.splitlines()[0])["masks"][0]["candidates"]
+    # No --model: `kbert classify` runs the bundled spam filter, from the wheel.
+    classify = subprocess.run(
+        [str(command), "classify", "--json", "Sorry, I'll call you later. I am in a meeting."],
+        cwd=elsewhere, env=environment, capture_output=True, text=True, timeout=300,
+    )
+    assert classify.returncode == 0, classify.stderr
+    assert json.loads(classify.stdout.splitlines()[0])["label"] == "ham"
 
 
 @on_the_process_pass("installs a venv from the package registry once")

@@ -21,6 +21,7 @@ from kbert_gui.classify.classify_panel import LABELS_PAGE
 from kbert_gui.classify.saliency_controller import SaliencyController
 from kbert_gui.services.latest_request_runner import LatestRequestRunner
 from kbert_gui.services.model_description import short_name
+from kbert_gui.tab_key import TabKey
 from kbert_gui.widgets import style
 
 class ClassifyController(QObject):
@@ -65,7 +66,9 @@ class ClassifyController(QObject):
         panel.pair_edit.textChanged.connect(self.request)
         panel.endings_editor.endings_changed.connect(self.request)
         panel.aggregation_combo.currentIndexChanged.connect(self.request)
-        panel.head_warning.linkActivated.connect(context.tab_requested)
+        panel.head_warning.linkActivated.connect(
+            lambda href: context.follow_link(href, TabKey.CLASSIFY)
+        )
         context.models.source_changed.connect(self._source_changed)
         self._show_head(None)
         self.request()

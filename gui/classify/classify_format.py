@@ -4,6 +4,8 @@ Pure functions of kbert's results and the model's description, no widgets, so ea
 line and each exported row can be checked on its own.
 """
 
+from kbert_gui import BUNDLED_CLASSIFIER
+from kbert_gui import MODEL_LINK_PREFIX
 from kbert_gui.tab_key import TabKey
 from kbert_gui.widgets import style
 from kbert_gui.widgets.probability_text import probability_text
@@ -12,7 +14,8 @@ NO_HEAD_MESSAGE = (
     "{name} has no classifier, tagger or multiple-choice head, so there is nothing to run "
     "here. Fine-tune it for a classification, token-classification or multiple-choice task "
     f"({TabKey.FINE_TUNING.link}) and open the result, or open a fine-tuned model (File ▸ "
-    "Open model…)."
+    "Open model…), or try the bundled spam filter for short messages: "
+    f'<a href="{MODEL_LINK_PREFIX}{BUNDLED_CLASSIFIER}">open {BUNDLED_CLASSIFIER}</a>.'
 )
 UNTRAINED_HEAD_MESSAGE = (
     "The {kind} head of this model was never trained ({heads}), so its results are "

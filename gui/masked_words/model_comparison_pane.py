@@ -173,11 +173,18 @@ class ModelComparisonPane(QWidget):
 
     @Slot()
     def _fill_recent_menu(self):
+        from kbert.model_table import model_class
         from kbert.presets import BUILTIN_PRESETS
+        from kbert.presets.preset_registry import builtin_class_name
 
         self.recent_menu.clear()
         recent = self.context.models.recent_sources()
-        for source in recent + [name for name in sorted(BUILTIN_PRESETS) if name not in recent]:
+        # The built-in models that fill masks; a task model's own encoder has no masked-LM.
+        builtin = [
+            name for name in sorted(BUILTIN_PRESETS)
+            if name not in recent and model_class(builtin_class_name(name)).app_tab == "masked-words"
+        ]
+        for source in recent + builtin:
             self.recent_menu.addAction(
                 source, lambda source=source: self.set_comparison_source(source)
             )

@@ -3,6 +3,7 @@
 from PySide6.QtCore import QObject
 from PySide6.QtCore import Signal
 
+from kbert_gui import MODEL_LINK_PREFIX
 from kbert_gui.services.environment_info import EnvironmentInfo
 from kbert_gui.services.file_dialogs import FileDialogs
 from kbert_gui.services.main_thread_garbage_collector import long_lived_imports
@@ -64,6 +65,14 @@ class AppContext(QObject):
         """Makes `source` the current model and shows the tab `tab_key`."""
         self.models.set_source(source)
         self.tab_requested.emit(tab_key)
+
+    def follow_link(self, href, tab_key):
+        """Follows a link of a tab's warning: `model:NAME` opens the model NAME in the tab
+        `tab_key`; any other href is a tab's key (`TabKey`) and shows that tab."""
+        if href.startswith(MODEL_LINK_PREFIX):
+            self.open_model(href[len(MODEL_LINK_PREFIX):], tab_key)
+        else:
+            self.tab_requested.emit(href)
 
     def load_environment(self):
         """Imports Keras off the UI thread and reports the backend and device."""

@@ -1,5 +1,6 @@
 """`kbert classify`: label probabilities for texts or text pairs."""
 
+import argparse
 import dataclasses
 
 from kbert.commands import EXIT_OK
@@ -23,10 +24,13 @@ def add_parser(subparsers):
             "Print the most probable label of each TEXT (or text pair) with its "
             "probability; with --json, the probability of every label."
         ),
-        epilog='example: kbert classify --model runs/sentiment/model "A wonderful film."',
+        epilog='examples: kbert classify "WINNER! Claim your prize: text WIN to 80086"\n'
+        '          kbert classify --model runs/sentiment/model "A wonderful film."',
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_common_arguments(
         parser,
+        default_model=("demo-spam", "the bundled spam filter for short messages: spam or ham"),
         texts_help="texts to classify",
         file_help='more texts: one per line, or a .jsonl file of {"text", "pair"} '
         'objects ("pair" optional); "-" reads lines from stdin',

@@ -33,16 +33,20 @@ def add_batch_size_argument(parser):
     )
 
 
-def add_common_arguments(parser, file_help, texts_help=None, engines=True):
+def add_common_arguments(parser, file_help, texts_help=None, engines=True,
+                         default_model=("demo", "the bundled model")):
     """`TEXT...` (when `texts_help` is given), `--model`, `--file`, `--json`, `--batch-size`,
-    and with `engines` `--engine` and `--quantize` (`engine_options` reads them)."""
+    and with `engines` `--engine` and `--quantize` (`engine_options` reads them).
+
+    `default_model` is `(name, what it is)`: the built-in preset `--model` defaults to.
+    """
     if texts_help is not None:
         parser.add_argument("texts", nargs="*", metavar="TEXT", help=texts_help)
     parser.add_argument(
         "--model",
-        default="demo",
+        default=default_model[0],
         metavar="MODEL",
-        help=f"{MODEL_HELP} (default: demo, the bundled model)",
+        help=f"{MODEL_HELP} (default: {default_model[0]}, {default_model[1]})",
     )
     parser.add_argument("--file", metavar="F", help=file_help)
     parser.add_argument(

@@ -1,5 +1,6 @@
 """The built-in presets: kbert presets shipped inside the package."""
 
+import json
 import pathlib
 
 # Built-in presets ship inside the package (package data of the wheel).
@@ -13,4 +14,16 @@ BUILTIN_PRESETS = {
     # The previous demo, a BERT-tiny on Austen and the Bible (same vocabulary), kept so the
     # app's "Compare with" shows what size and data change.
     "demo-tiny": BUILTIN_DIR / "demo_tiny",
+    # `demo` fine-tuned on the SMS Spam Collection (scripts/build_task_models.py): the
+    # default model of `kbert classify`.
+    "demo-spam": BUILTIN_DIR / "demo_spam",
 }
+
+
+def builtin_class_name(name):
+    """The model class (e.g. "BertClassifier") of the built-in preset `name`.
+
+    Read from its `config.json` alone: no Keras, no weights.
+    """
+    config = json.loads((BUILTIN_PRESETS[name] / "config.json").read_text(encoding="utf-8"))
+    return config["class_name"]

@@ -166,6 +166,20 @@ def test_a_model_without_a_classifier_or_tagger_head_says_so(tab, qtbot, models)
         tab.head_warning.linkActivated.emit(TabKey.FINE_TUNING.value)
     assert requested.args == [TabKey.FINE_TUNING]
 
+    # The other link opens the bundled spam filter here, and it classifies at once.
+    assert 'href="model:demo-spam"' in tab.head_warning.message
+    with qtbot.waitSignal(tab.context.tab_requested) as requested:
+        tab.head_warning.linkActivated.emit("model:demo-spam")
+    assert requested.args == [TabKey.CLASSIFY]
+    assert tab.context.models.source == "demo-spam"
+    tab.set_text("WINNER!! You have won a £900 prize. Call 09061701461 to claim now")
+    qtbot.waitUntil(
+        lambda: tab.outcome is not None and tab.outcome.classification is not None,
+        timeout=TIMEOUT_MS,
+    )
+    assert tab.head_warning.message == ""
+    assert tab.outcome.classification.label == "spam"
+
 
 def test_exports_parse_and_match_what_is_shown(tab, qtbot, tmp_path, models):
     outcome = _predict(tab, qtbot, "a lovely cat")

@@ -589,6 +589,17 @@ def test_comparison_shows_the_second_models_predictions(qtbot, masked_words, mod
     assert pane.comparison_source is None and pane.view.mask_count() == 0
 
 
+def test_the_comparison_menu_offers_only_built_in_models_that_fill_masks(masked_words):
+    from kbert.presets import BUILTIN_PRESETS
+
+    pane = masked_words.comparison_pane
+    pane._fill_recent_menu()
+    offered = {action.text() for action in pane.recent_menu.actions()}
+    assert {"demo", "demo-tiny"} <= offered
+    # The bundled task models share demo's encoder but have no masked-LM head.
+    assert "demo-spam" in BUILTIN_PRESETS and "demo-spam" not in offered
+
+
 def test_the_comparison_marks_where_the_two_models_differ(qtbot, masked_words, presets):
     pane = masked_words.comparison_pane
     text = "the [MASK] sat on the [MASK] ."
