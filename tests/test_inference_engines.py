@@ -1,7 +1,7 @@
 """`engine="onnxruntime"` gives the Keras results; int8 is opt-in; "auto" falls back in one line.
 
-The ONNX graphs are made into a temporary kbert cache: in this process on TensorFlow,
-by a `kbert export` child on TensorFlow from the other backends (tens of seconds each).
+The ONNX graphs are made into a temporary kbert cache, in this process (written from the
+weights, a fraction of a second each).
 """
 
 import inspect

@@ -6,8 +6,8 @@ made again with a warning. What ONNX Runtime cannot run, and outputs that are no
 model's (NaN, as many logits as another model's labels), are one `ValueError` sentence
 naming the graph and the remedy; the command line prints it in one line.
 
-A hand-made graph stands in for the TensorFlow export (`onnx_cache_helpers`): these
-tests need onnx and onnxruntime only, and take a second each.
+A hand-made graph stands in for kbert's export (`onnx_cache_helpers`), so that which
+graph answered shows in the label; these tests take a second each.
 """
 
 import json

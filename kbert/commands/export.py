@@ -27,7 +27,7 @@ def add_parser(subparsers):
         choices=FORMATS,
         required=True,
         help="huggingface: transformers BertFor* folder; keras-hub: keras-hub preset; "
-        "onnx: ONNX graph and tokenizer (made on the TensorFlow backend)",
+        "onnx: ONNX graph and tokenizer",
     )
     parser.add_argument(
         "--overwrite",
@@ -53,25 +53,9 @@ def run(args):
 
 
 def _export_onnx(source, destination, overwrite):
-    """The ONNX folder of `source`: written here on TensorFlow, else by a child process on it."""
-    import pathlib
-
-    import keras
-
-    from kbert.inference.onnx_export import EXPORT_BACKEND
-    from kbert.inference.onnx_export import export_in_child
-    from kbert.inference.onnx_folder import write_onnx_folder
-
-    if keras.config.backend() != EXPORT_BACKEND:
-        from kbert.checkpoints.convert import check_destination
-        from kbert.inference.onnx_folder import is_onnx_folder
-
-        # Checked here too, so that the refusal is this command's, not the child's.
-        check_destination(pathlib.Path(destination).expanduser(), overwrite, is_onnx_folder,
-                          "an ONNX folder")
-        export_in_child(source, destination, overwrite=overwrite)
-        return pathlib.Path(destination).expanduser().resolve()
+    """The ONNX folder of `source`, written in this process on any backend."""
     from kbert.checkpoints.kbert_preset import read_preset_config
+    from kbert.inference.onnx_folder import write_onnx_folder
     from kbert.models import BertBackbone
     from kbert.models import BertTask
     from kbert.presets import resolve_preset

@@ -72,8 +72,8 @@ def write_onnx_folder(model, destination, overwrite=False, tokenizer=None):
 
 def _needed_bytes(model):
     """About the most room an export of `model` takes at once: its weights file (saved
-    with the preset, then deleted), tf2onnx's graph and the graph written from it."""
-    return 3 * sum(4 * math.prod(int(size) for size in variable.shape)
+    with the preset, then deleted) and the graph, which holds the weights again."""
+    return 2 * sum(4 * math.prod(int(size) for size in variable.shape)
                    for variable in model.weights)
 
 

@@ -2,13 +2,8 @@
 
 import keras
 
-from kbert.layers.onnx_export_forms import exporting_onnx
-from kbert.layers.onnx_export_forms import gelu_form
-
 
 def _gelu_exact(x):
-    if exporting_onnx():
-        return gelu_form(x)
     return keras.activations.gelu(x, approximate=False)
 
 

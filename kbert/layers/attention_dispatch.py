@@ -23,8 +23,6 @@ in `kbert.layers` that names a backend, because the kernels it reaches take argu
   mask, and `dropout_p` in training: flash, memory-efficient or cuDNN kernels on a GPU,
   the CPU flash kernel in inference. PyTorch's CPU kernels have no dropout, so CPU
   training with attention dropout runs PyTorch's math path.
-- **An ONNX export** (inside `kbert.layers.onnx_export_forms.onnx_export_forms`): two
-  batched matmuls and a masked softmax, the form ONNX Runtime runs fastest.
 - **Everything else** (JAX on a CPU, JAX float32 on a GPU, TensorFlow):
   `keras.ops.dot_product_attention`, which is XLA's einsum-softmax there; in training
   with attention dropout, the explicit softmax below with the layer's Keras `Dropout`
@@ -49,8 +47,6 @@ import logging
 import keras
 from keras import ops
 
-from kbert.layers.onnx_export_forms import attention_form
-from kbert.layers.onnx_export_forms import exporting_onnx
 from kbert.platform_support import float16_attention_needs_float32
 
 logger = logging.getLogger("kbert.layers")
@@ -95,8 +91,6 @@ def dot_product_attention(
         mask = padding_mask[:, None, None, :]  # (B, 1, 1, S)
     else:
         mask = ops.cast(attention_mask, "bool")  # (B, 1, T, S)
-    if exporting_onnx() and rate == 0.0:
-        return attention_form(query, key, value, mask)
     if backend == "jax":
         if attention_mask is None:
             context = _cudnn_attention(query, key, value, padding_mask, rate, kernel_seed)
