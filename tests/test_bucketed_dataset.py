@@ -94,7 +94,7 @@ def test_an_epoch_view_is_the_rest_of_that_epoch():
 
 
 def test_the_first_two_batches_differ_in_length_when_the_epoch_has_two():
-    # Keras's TensorFlow adapter infers the signature from the first two batches.
+    # Keras's TensorFlow recipe infers the signature from the first two batches.
     token_ids = _token_ids(30, low=3, high=6) + _token_ids(2, low=20, high=24)
     for seed in range(5):
         dataset = BucketedDataset(token_ids, batch_size=4, buckets=(8, 24), seed=seed)

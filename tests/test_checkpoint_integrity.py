@@ -16,7 +16,7 @@ from fine_tuning_data import make_tiny_preset
 
 from kbert.checkpoints.weights_file import read_weights
 from kbert.checkpoints.weights_file import write_weights
-from kbert.finetuning import ClassificationAdapter
+from kbert.finetuning import ClassificationRecipe
 from kbert.finetuning import FineTuner
 from kbert.finetuning import FineTuningConfig
 from kbert.models import BertBackbone
@@ -163,13 +163,13 @@ def test_resuming_a_fine_tune_from_a_damaged_checkpoint_refuses_and_writes_no_mo
     token = CancellationToken()
     callbacks = [CancelAt(2, token)]
     tuner = FineTuner(
-        ClassificationAdapter(), preset, output, config, callbacks=callbacks, cancellation=token
+        ClassificationRecipe(), preset, output, config, callbacks=callbacks, cancellation=token
     )
     result = tuner.run(examples)
     assert result.cancelled and result.checkpoint_path.is_file()
     path = result.checkpoint_path
     path.write_bytes(damaged(path.read_bytes(), "weight flipped", path))
-    resumed = FineTuner(ClassificationAdapter(), preset, output, config)
+    resumed = FineTuner(ClassificationRecipe(), preset, output, config)
     with pytest.raises(ValueError, match=REFUSAL):
         resumed.run(examples, resume=True)
     assert not (output / "model").exists()

@@ -1,4 +1,4 @@
-"""`kbert evaluate --predictions` and `FineTuningAdapter.evaluation_predictions`: every example
+"""`kbert evaluate --predictions` and `FineTuningRecipe.evaluation_predictions`: every example
 with gold and prediction, and the scores computed from the same rows."""
 
 import csv
@@ -15,7 +15,7 @@ from fine_tuning_data import token_classification_examples
 from fine_tuning_data import write_swag
 
 from kbert.cli import main
-from kbert.finetuning import make_adapter
+from kbert.finetuning import make_recipe
 from kbert.metrics import accuracy
 from kbert.metrics import entity_scores
 
@@ -100,11 +100,11 @@ def test_classification_predictions_csv_agree_with_the_scores_and_classify(
         atol=1e-5,
     )
 
-    predictions = make_adapter("classification").evaluation_predictions(model, examples)
+    predictions = make_recipe("classification").evaluation_predictions(model, examples)
     labels, counts = predictions.confusion_matrix()
     assert labels == ["neg", "pos"] and np.sum(counts) == len(examples)
     assert np.trace(counts) == sum(row["correct"] for row in predictions.rows)
-    assert predictions.scores == make_adapter("classification").evaluate(model, examples)
+    assert predictions.scores == make_recipe("classification").evaluate(model, examples)
 
 
 def test_tagger_predictions_jsonl_hold_entities_and_per_type_scores(models, tmp_path, capsys):
@@ -134,7 +134,7 @@ def test_tagger_predictions_jsonl_hold_entities_and_per_type_scores(models, tmp_
     from kbert.models import BertTokenClassifier
 
     model = BertTokenClassifier.from_preset(models["tagger"])
-    predictions = make_adapter("token-classification").evaluation_predictions(model, examples)
+    predictions = make_recipe("token-classification").evaluation_predictions(model, examples)
     assert {"LOC", "PER"} <= set(predictions.entity_types)
     support = sum(scores["support"] for scores in predictions.entity_types.values())
     assert support == sum(len(row["gold_entities"]) for row in rows)

@@ -57,9 +57,9 @@ def _fine_tune(tmp_path, task, train, evaluation, epochs):
 def test_fine_tuning_reaches_the_acceptance_score(
     tmp_path, task_name, generate, train_size, epochs, metric, threshold
 ):
-    from kbert.finetuning import make_adapter
+    from kbert.finetuning import make_recipe
 
-    task = make_adapter(task_name)
+    task = make_recipe(task_name)
     result = _fine_tune(tmp_path, task, generate(train_size, 1), generate(100, 2), epochs)
     # Scored from the saved preset on a split used neither for training nor for selection.
     model = task.model_class.from_preset(result.preset_path)
@@ -72,9 +72,9 @@ def test_fine_tuning_reaches_the_acceptance_score(
 def test_question_answering_reaches_90_percent_exact_match_beyond_the_first_window(tmp_path):
     from kbert.data.qa_windows import make_qa_windows
     from kbert.data.question_windowing import QuestionWindowing
-    from kbert.finetuning import make_adapter
+    from kbert.finetuning import make_recipe
 
-    task = make_adapter("qa", windowing=QuestionWindowing(max_length=None, doc_stride=24))
+    task = make_recipe("qa", windowing=QuestionWindowing(max_length=None, doc_stride=24))
     result = _fine_tune(tmp_path, task, qa_examples(400, 1), qa_examples(60, 2), epochs=3)
     model = task.model_class.from_preset(result.preset_path)
     test_examples = qa_examples(120, 3, min_sentences=7)

@@ -14,7 +14,7 @@ from fine_tuning_data import classification_examples
 from fine_tuning_data import make_tiny_preset
 
 from kbert.training.cancellation_token import CancellationToken
-from kbert.finetuning import ClassificationAdapter
+from kbert.finetuning import ClassificationRecipe
 from kbert.finetuning import FineTuner
 from kbert.finetuning import FineTuningConfig
 from kbert.training.training_checkpoint import TrainingCheckpoint
@@ -77,7 +77,7 @@ def _weights(model):
 
 def _run(preset, output, examples, resume=False, callback=None, token=None, config=CONFIG):
     tuner = FineTuner(
-        ClassificationAdapter(),
+        ClassificationRecipe(),
         preset,
         output,
         config,
@@ -139,7 +139,7 @@ def test_interrupted_and_resumed_training_reaches_the_same_weights(
     assert [entry["epoch"] for entry in result.history] == [1, 2]
 
 
-class ScriptedScores(ClassificationAdapter):
+class ScriptedScores(ClassificationRecipe):
     """Classification whose evaluation returns scripted accuracies, one per epoch."""
 
     def __init__(self, scores):

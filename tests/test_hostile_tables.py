@@ -16,7 +16,7 @@ from kbert.data import QAExample
 from kbert.data import TokenClassificationExample
 from kbert.finetuning import FineTuner
 from kbert.finetuning import FineTuningConfig
-from kbert.finetuning.adapter_registry import make_adapter
+from kbert.finetuning.recipe_registry import make_recipe
 from kbert.models import BertClassifier
 from kbert.models import BertMaskedLM
 from kbert.models import BertMultipleChoice
@@ -153,27 +153,27 @@ def test_fine_tuner_reads_every_table_as_fit_does():
         ClassificationExample("the cat", None, "pos", 1),
         ClassificationExample("a dog", None, "1", 2),
     ]
-    adapter = make_adapter("classification")
+    recipe = make_recipe("classification")
     for table in (records, pd.DataFrame(records[:1]), datasets.Dataset.from_list(records[:1])):
-        assert adapter.examples(table) == expected[: len(table)]
+        assert recipe.examples(table) == expected[: len(table)]
     pairs = [{"text": "the cat", "pair": "sat", "label": "pos"}]
-    assert make_adapter("pair-classification").examples(pairs) == [
+    assert make_recipe("pair-classification").examples(pairs) == [
         ClassificationExample("the cat", "sat", "pos", 1)
     ]
     tagged = [{"tokens": ["Ada", "sat"], "ner_tags": ["B-PER", "O"]}]
-    assert make_adapter("token-classification").examples(tagged) == [
+    assert make_recipe("token-classification").examples(tagged) == [
         TokenClassificationExample(["Ada", "sat"], ["B-PER", "O"], 1)
     ]
     squad = [
         {"question": "who sat ?", "context": "the cat sat .", "answers": {"text": ["the cat"], "answer_start": [0]}},
         {"question": "who ran ?", "context": "the cat sat .", "answers": {"text": [], "answer_start": []}},
     ]
-    assert make_adapter("qa").examples(squad) == [
+    assert make_recipe("qa").examples(squad) == [
         QAExample("0", "", "who sat ?", "the cat sat .", (GoldAnswer("the cat", 0),), False),
         QAExample("1", "", "who ran ?", "the cat sat .", (), True),
     ]
     choices = [{"context": "the cat", "endings": ["sat", "flew"], "label": 0}]
-    assert make_adapter("multiple-choice").examples(choices) == [
+    assert make_recipe("multiple-choice").examples(choices) == [
         MultipleChoiceExample("the cat", ("sat", "flew"), 0, 1)
     ]
 
@@ -200,4 +200,4 @@ def test_fine_tuner_refuses_hostile_tables_in_a_sentence(preset, tmp_path):
             tuner.run(data)
     answers = [{"question": "who ?", "context": "the cat sat .", "answers": (5, "the cat")}]
     with pytest.raises(ValueError, match=r"answer of row 0 is not at character 5"):
-        make_adapter("qa").examples(answers)
+        make_recipe("qa").examples(answers)

@@ -10,9 +10,9 @@ from inference_helpers import make_tokenizer
 from inference_helpers import shared_backbone
 from kbert.data.examples import ClassificationExample
 from kbert.finetuning import FineTuningConfig
-from kbert.finetuning import make_adapter
-from kbert.finetuning.classification_adapter import ClassificationAdapter
-from kbert.finetuning.classification_adapter import with_long_texts
+from kbert.finetuning import make_recipe
+from kbert.finetuning.classification_recipe import ClassificationRecipe
+from kbert.finetuning.classification_recipe import with_long_texts
 from kbert.models import BertBackbone
 from kbert.models import BertClassifier
 from model_helpers import TINY
@@ -195,18 +195,18 @@ def test_fit_trains_on_every_window(classifier, tokenizer, monkeypatch):
 
 
 def test_fine_tuning_trains_on_windows_and_evaluation_pools(classifier, tokenizer):
-    adapter = with_long_texts(make_adapter("classification"), "windows")
-    assert adapter.long_texts == "windows" and adapter.options()["long_texts"] == "windows"
+    recipe = with_long_texts(make_recipe("classification"), "windows")
+    assert recipe.long_texts == "windows" and recipe.options()["long_texts"] == "windows"
     examples = [
         ClassificationExample(text=LONG, pair=None, label="positive", line=1),
         ClassificationExample(text=SHORT, pair=None, label="negative", line=2),
     ]
-    features = adapter.features(examples, tokenizer, LABELS, LIMIT)
+    features = recipe.features(examples, tokenizer, LABELS, LIMIT)
     assert len(features) == 4 and features.labels.tolist() == [1, 1, 1, 0]
-    truncating = make_adapter("classification")
+    truncating = make_recipe("classification")
     assert len(truncating.features(examples, tokenizer, LABELS, LIMIT)) == 2
     assert "long_texts" not in truncating.options()
-    predictions = adapter.evaluation_predictions(classifier, examples, batch_size=2)
+    predictions = recipe.evaluation_predictions(classifier, examples, batch_size=2)
     assert len(predictions.rows) == 2
     expected = _softmax(
         _hand_logits(classifier, tokenizer, LONG, [(0, 30), (15, 45), (30, 60)]).mean(axis=0)
@@ -256,11 +256,11 @@ def test_a_bad_value_is_named_with_the_choices(classifier, tokenizer):
     with pytest.raises(ValueError, match=message):
         FineTuningConfig(long_texts="slide")
     with pytest.raises(ValueError, match=message):
-        ClassificationAdapter(long_texts="slide")
+        ClassificationRecipe(long_texts="slide")
     with pytest.raises(ValueError, match=message):
         classifier.classify(LONG, long_texts="slide")
     with pytest.raises(ValueError, match="Windows over long texts are for"):
-        with_long_texts(make_adapter("token-classification"), "windows")
+        with_long_texts(make_recipe("token-classification"), "windows")
 
 
 def test_a_fine_tuner_hands_windows_from_its_config_to_the_task(tmp_path):
@@ -271,7 +271,7 @@ def test_a_fine_tuner_hands_windows_from_its_config_to_the_task(tmp_path):
     tuner = FineTuner("classification", "demo", tmp_path / "run", windows)
     assert tuner.task.long_texts == "windows"
     # "truncate" (the default) keeps what the task was made with.
-    own = with_long_texts(make_adapter("classification"), "windows")
+    own = with_long_texts(make_recipe("classification"), "windows")
     assert FineTuner(own, "demo", tmp_path / "run2").task.long_texts == "windows"
     with pytest.raises(ValueError, match="long_texts='windows'"):
         FineTuner("qa", "demo", tmp_path / "run3", windows)

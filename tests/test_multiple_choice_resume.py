@@ -7,7 +7,7 @@ from fine_tuning_data import multiple_choice_examples
 
 from kbert.finetuning import FineTuner
 from kbert.finetuning import FineTuningConfig
-from kbert.finetuning import make_adapter
+from kbert.finetuning import make_recipe
 from kbert.training.cancellation_token import CancellationToken
 
 SMALL_MODEL = dict(
@@ -31,7 +31,7 @@ class CancelAt:
 
 def _run(preset, output, examples, resume=False, token=None, callbacks=()):
     tuner = FineTuner(
-        make_adapter("multiple-choice"), preset, output, CONFIG, callbacks=list(callbacks),
+        make_recipe("multiple-choice"), preset, output, CONFIG, callbacks=list(callbacks),
         cancellation=token,
     )
     return tuner, tuner.run(examples, examples[:8], resume=resume)

@@ -320,13 +320,13 @@ def test_a_negative_answer_start_names_file_and_question(tmp_path):
 
 
 def test_an_unseen_tag_is_named_at_its_own_line(tmp_path):
-    from kbert.finetuning.token_classification_adapter import TokenClassificationAdapter
+    from kbert.finetuning.token_classification_recipe import TokenClassificationRecipe
 
     path = _write(tmp_path, "dev.conll", "-DOCSTART- O\n\nRome B-LOC\nand O\nParis B-GPE\n")
     (sentence,) = read_conll(path)
     assert sentence.line == 3 and sentence.token_lines == (3, 4, 5)
     with pytest.raises(ValueError, match=r"dev.conll, line 5: label 'B-GPE' does not occur"):
-        TokenClassificationAdapter().check_labels([sentence], ["O", "B-LOC"], str(path))
+        TokenClassificationRecipe().check_labels([sentence], ["O", "B-LOC"], str(path))
 
 
 def test_long_lines_and_special_files_are_named(tmp_path):

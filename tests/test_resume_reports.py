@@ -19,7 +19,7 @@ from test_finetune_resume import TOTAL_STEPS
 
 from kbert.cli import main
 from kbert.training.cancellation_token import CancellationToken
-from kbert.finetuning import ClassificationAdapter
+from kbert.finetuning import ClassificationRecipe
 from kbert.finetuning import FineTuner
 from kbert.training import step_callback
 
@@ -65,7 +65,7 @@ class Interrupt:
 
 
 def _run(preset, output, train, evaluation, resume=False, callbacks=(), token=None):
-    tuner = FineTuner(ClassificationAdapter(), preset, output, CONFIG, list(callbacks), token)
+    tuner = FineTuner(ClassificationRecipe(), preset, output, CONFIG, list(callbacks), token)
     return tuner.run(train, evaluation, resume=resume)
 
 

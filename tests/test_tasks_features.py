@@ -13,10 +13,10 @@ from kbert.data import QAExample
 from kbert.data import QuestionWindowing
 from kbert.data import TokenClassificationExample
 from kbert.data.qa_windows import make_qa_windows
-from kbert.finetuning import ClassificationAdapter
-from kbert.finetuning import QuestionAnsweringAdapter
-from kbert.finetuning import TokenClassificationAdapter
-from kbert.finetuning import make_adapter
+from kbert.finetuning import ClassificationRecipe
+from kbert.finetuning import QuestionAnsweringRecipe
+from kbert.finetuning import TokenClassificationRecipe
+from kbert.finetuning import make_recipe
 from kbert.preprocessing.bucketed_dataset import IGNORED_LABEL
 from kbert.tokenizer import BertTokenizer
 
@@ -32,7 +32,7 @@ def _example(text, label, pair=None, line=2):
 
 def test_classification_features_match_the_tokenizer(tokenizer):
     examples = [_example("the cat sat", "neg"), _example("a good dog", "pos")]
-    task = ClassificationAdapter()
+    task = ClassificationRecipe()
     label_names = task.label_names(examples)
     assert label_names == ["neg", "pos"]
     features = task.features(examples, tokenizer, label_names, max_length=16)
@@ -44,7 +44,7 @@ def test_classification_features_match_the_tokenizer(tokenizer):
 
 def test_integer_labels_keep_numeric_order(tokenizer):
     examples = [_example("a", label) for label in ("10", "2", "1")]
-    task = ClassificationAdapter()
+    task = ClassificationRecipe()
     label_names = task.label_names(examples)
     assert label_names == ["1", "2", "10"]
     features = task.features(examples, tokenizer, label_names, max_length=8)
@@ -52,7 +52,7 @@ def test_integer_labels_keep_numeric_order(tokenizer):
 
 
 def test_pair_features_have_two_segments(tokenizer):
-    task = make_adapter("pair-classification", text_column="a", pair_column="b")
+    task = make_recipe("pair-classification", text_column="a", pair_column="b")
     assert task.name == "pair-classification"
     features = task.features([_example("the cat", "x", pair="a dog sat")], tokenizer, ["x"], 16)
     np.testing.assert_array_equal(features.segment_ids[0], [0, 0, 0, 0, 1, 1, 1, 1])
@@ -61,20 +61,20 @@ def test_pair_features_have_two_segments(tokenizer):
 def test_long_texts_are_truncated_with_a_warning(tokenizer, caplog):
     long_text = " ".join(["cat"] * 40)
     with caplog.at_level(logging.WARNING, logger="kbert"):
-        features = ClassificationAdapter().features([_example(long_text, "x")], tokenizer, ["x"], 16)
+        features = ClassificationRecipe().features([_example(long_text, "x")], tokenizer, ["x"], 16)
     assert len(features.token_ids[0]) == 16
     assert "truncated" in caplog.text
 
 
 def test_training_examples_need_labels():
     with pytest.raises(ValueError, match="line 7: the example has no label"):
-        ClassificationAdapter().label_names([_example("a", None, line=7)])
+        ClassificationRecipe().label_names([_example("a", None, line=7)])
 
 
 def test_training_data_needs_two_classes():
     examples = [_example("a", "x", line=2), _example("b", "x", line=3)]
     with pytest.raises(ValueError) as raised:
-        ClassificationAdapter(label_column="comment").label_names(examples, "train.csv")
+        ClassificationRecipe(label_column="comment").label_names(examples, "train.csv")
     assert str(raised.value) == (
         "train.csv has a single label, 'x', in column 'comment': a classifier needs at least "
         "two classes. Choose the column that holds the labels, or add examples of the other "
@@ -83,7 +83,7 @@ def test_training_data_needs_two_classes():
 
 
 def test_unseen_evaluation_label_is_named_with_its_line():
-    task = ClassificationAdapter()
+    task = ClassificationRecipe()
     with pytest.raises(ValueError, match=r"dev.csv, line 5: label 'maybe' does not occur"):
         task.check_labels(
             [_example("a", "pos", line=4), _example("b", "maybe", line=5)],
@@ -97,7 +97,7 @@ def test_token_labels_go_to_the_first_piece_of_each_word(tokenizer):
     example = TokenClassificationExample(
         ["Alice", "cats", "Amsterdam", "sat"], ["B-PER", "O", "B-LOC", "O"], 1
     )
-    task = TokenClassificationAdapter()
+    task = TokenClassificationRecipe()
     label_names = task.label_names([example])
     assert label_names == ["O", "B-LOC", "B-PER"]
     features = task.features([example], tokenizer, label_names, max_length=32)
@@ -112,7 +112,7 @@ def test_token_labels_go_to_the_first_piece_of_each_word(tokenizer):
 
 def test_punctuation_inside_a_word_stays_with_that_word(tokenizer):
     example = TokenClassificationExample(["cat.dog", "sat"], ["B-PER", "O"], 1)
-    features = TokenClassificationAdapter().features([example], tokenizer, ["O", "B-PER"], 32)
+    features = TokenClassificationRecipe().features([example], tokenizer, ["O", "B-PER"], 32)
     # "cat.dog" is three pieces (cat . dog), one word: only its first piece is labelled.
     np.testing.assert_array_equal(features.labels[0], [IGNORED_LABEL, 1, -100, -100, 0, -100])
     np.testing.assert_array_equal(features.word_positions[0], [1, 4])
@@ -122,13 +122,13 @@ def test_truncated_sentences_leave_the_cut_words_unlabelled(tokenizer, caplog):
     tokens = ["cat"] * 10
     example = TokenClassificationExample(tokens, ["O"] * 10, 3)
     with caplog.at_level(logging.WARNING, logger="kbert"):
-        features = TokenClassificationAdapter().features([example], tokenizer, ["O"], max_length=6)
+        features = TokenClassificationRecipe().features([example], tokenizer, ["O"], max_length=6)
     np.testing.assert_array_equal(features.word_positions[0], [1, 2, 3, 4] + [-1] * 6)
     assert "line 3" in caplog.text and "6 of 10 words" in caplog.text
 
 
 def test_unseen_evaluation_tag_is_named():
-    task = TokenClassificationAdapter()
+    task = TokenClassificationRecipe()
     example = TokenClassificationExample(["Rome"], ["B-GPE"], 9)
     with pytest.raises(ValueError, match=r"line 9: label 'B-GPE' does not occur"):
         task.check_labels([example], ["O", "B-LOC"], "dev.conll")
@@ -137,7 +137,7 @@ def test_unseen_evaluation_tag_is_named():
 def test_qa_labels_point_at_the_answer_in_every_window_that_holds_it(tokenizer):
     examples = qa_examples(30, seed=5, min_sentences=8, max_sentences=10)
     windowing = QuestionWindowing(max_length=None, doc_stride=24)
-    features = QuestionAnsweringAdapter(windowing).features(examples, tokenizer, None, 64)
+    features = QuestionAnsweringRecipe(windowing).features(examples, tokenizer, None, 64)
     starts, ends = features.labels["start_logits"], features.labels["end_logits"]
     only_in_later_windows = 0
     for index, example in enumerate(examples):
@@ -167,18 +167,18 @@ def test_unanswerable_questions_point_at_cls(tokenizer):
     answered = QAExample(
         "a", "", "who is the king ?", "Bob is the king of Rome .", (GoldAnswer("Bob", 0),), False
     )
-    features = QuestionAnsweringAdapter().features([example, answered], tokenizer, None, 64)
+    features = QuestionAnsweringRecipe().features([example, answered], tokenizer, None, 64)
     np.testing.assert_array_equal(features.labels["start_logits"], [0, 7])
     np.testing.assert_array_equal(features.labels["end_logits"], [0, 7])
 
 
 def test_make_task_checks_names_and_options():
-    assert make_adapter("classification", text_column="sentence").text_column == "sentence"
-    assert make_adapter("pair-classification").pair_column == "pair"
-    assert make_adapter("qa", windowing=None).windowing.doc_stride == 128
+    assert make_recipe("classification", text_column="sentence").text_column == "sentence"
+    assert make_recipe("pair-classification").pair_column == "pair"
+    assert make_recipe("qa", windowing=None).windowing.doc_stride == 128
     with pytest.raises(ValueError, match="must be one of"):
-        make_adapter("summarization")
+        make_recipe("summarization")
     with pytest.raises(ValueError, match="doc_stride"):
-        make_adapter("classification", doc_stride=3)
+        make_recipe("classification", doc_stride=3)
     with pytest.raises(ValueError, match="pair-classification"):
-        make_adapter("classification", pair_column="b")
+        make_recipe("classification", pair_column="b")

@@ -3,7 +3,7 @@
 Everything a new task needs, outside kbert: its model class (`BertRegressor`, a Dense
 layer of one unit on the pooled [CLS] vector, mean squared error), its preprocessor
 (the classifier's, which packs texts the same way), its fine-tuning recipe
-(`RegressionAdapter`), and one row in each table (`MODEL_ROW`, `TASK_ROW`), which
+(`RegressionRecipe`), and one row in each table (`MODEL_ROW`, `TASK_ROW`), which
 `registered_toy_task` adds and takes out again.
 """
 
@@ -15,9 +15,9 @@ import numpy as np
 
 from kbert.data.examples import ClassificationExample
 from kbert.finetuning.evaluation_predictions import EvaluationPredictions
-from kbert.finetuning.fine_tuning_adapter import FineTuningAdapter
-from kbert.finetuning.fine_tuning_adapter import model_limits
-from kbert.finetuning.fine_tuning_adapter import predict_features
+from kbert.finetuning.fine_tuning_recipe import FineTuningRecipe
+from kbert.finetuning.fine_tuning_recipe import model_limits
+from kbert.finetuning.fine_tuning_recipe import predict_features
 from kbert.finetuning.task_spec import TaskSpec
 from kbert.finetuning.task_specs import TASK_SPECS
 from kbert.finetuning.task_specs import register_task
@@ -50,7 +50,7 @@ TASK_ROW = TaskSpec(
     head="BertRegressor",
     metrics=("negative_mse",),
     probe_fields=("text",),
-    adapter=f"{__name__}:RegressionAdapter",
+    recipe=f"{__name__}:RegressionRecipe",
 )
 
 
@@ -93,7 +93,7 @@ class BertRegressor(BertTask):
         return {"dropout": self.dropout}
 
 
-class RegressionAdapter(FineTuningAdapter):
+class RegressionRecipe(FineTuningRecipe):
     """Fine-tunes a `BertRegressor` on a table of texts and numbers.
 
     Args:

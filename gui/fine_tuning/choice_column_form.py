@@ -22,7 +22,7 @@ class ChoiceColumnForm(QWidget):
     `set_columns(columns, csv_file)` offers a file's columns (a SWAG CSV's columns
     other than the endings, or a JSON Lines record's fields other than "context" and
     "endings", where only the label field is mapped) and guesses the mapping from
-    their names; `mapping()` returns it as `kbert.finetuning.MultipleChoiceAdapter`
+    their names; `mapping()` returns it as `kbert.finetuning.MultipleChoiceRecipe`
     takes it (`start_column` "" for none).
 
     Signals:

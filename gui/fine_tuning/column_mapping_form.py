@@ -22,7 +22,7 @@ class ColumnMappingForm(QWidget):
 
     `set_columns(columns)` offers a file's columns and guesses the mapping from their
     names; `mapping()` returns it as `kbert.data.read_classification` and
-    `kbert.finetuning.make_adapter` take it: column names, or 0-based positions for a
+    `kbert.finetuning.make_recipe` take it: column names, or 0-based positions for a
     CSV/TSV file without a header row. The label is never guessed from a column's
     position: without a column named like one it stays unchosen (`label_column` None)
     until the user picks it. The pair row shows only for text-pair classification

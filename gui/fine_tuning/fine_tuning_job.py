@@ -17,7 +17,7 @@ from kbert_gui.services.thread_log_handler import ThreadLogHandler
 from kbert_gui.services.worker import describe_error
 
 # Continued masked-LM pretraining (`kbert.pretraining.ContinuedPretraining`); the other
-# task names are `kbert.finetuning.make_adapter`'s.
+# task names are `kbert.finetuning.make_recipe`'s.
 MASKED_LM = "masked-lm"
 
 
@@ -51,7 +51,7 @@ class FineTuningJob:
         output_dir: the run folder (the model is saved in `output_dir/model`).
         train_path: the training file.
         evaluation_path: the evaluation file, or None.
-        columns: for classification, `make_adapter`'s column options (`text_column`,
+        columns: for classification, `make_recipe`'s column options (`text_column`,
             `pair_column`, `label_column`); for multiple choice, `context_column`,
             `start_column`, `label_column`.
         settings: `FineTuningConfig` keyword arguments. For masked-LM pretraining they
@@ -122,10 +122,10 @@ class FineTuningJob:
     def _fine_tune(self, worker):
         from kbert.finetuning import FineTuner
         from kbert.finetuning import FineTuningConfig
-        from kbert.finetuning import make_adapter
+        from kbert.finetuning import make_recipe
 
         config = FineTuningConfig(**self.settings)
-        task = make_adapter(self.task_name, **self.columns)
+        task = make_recipe(self.task_name, **self.columns)
         preset = self._preset()
         if self.search is not None:
             return self._search(worker, task, preset, config)

@@ -3,6 +3,7 @@
 import datetime
 import itertools
 import pathlib
+import re
 
 from PySide6.QtCore import QObject
 from PySide6.QtCore import QTimer
@@ -20,7 +21,6 @@ from kbert_gui.fine_tuning.fine_tuning_tasks import DATA_HELP
 from kbert_gui.fine_tuning.fine_tuning_tasks import OPEN_TAB
 from kbert_gui.fine_tuning.fine_tuning_tasks import TASKS
 from kbert_gui.fine_tuning.hyperparameter_form import describe_config
-from kbert_gui.fine_tuning.start_problem import folder_beside
 from kbert_gui.services.latest_request_runner import LatestRequestRunner
 from kbert_gui.fine_tuning.training_data_preview import DATA_KINDS
 from kbert_gui.fine_tuning.training_data_preview import TrainingDataPreview
@@ -169,8 +169,13 @@ class FineTuningSetupController(QObject):
         if self._output_is_default:
             self._set_default_output()
         else:
-            beside = folder_beside(self.panel.output_edit.text().strip())
-            self.panel.output_edit.setText(str(beside))
+            current = pathlib.Path(self.panel.output_edit.text().strip()).expanduser()
+            stem = re.sub(r"-\d+$", "", current.name)
+            for number in itertools.count(2):
+                candidate = current.with_name(f"{stem}-{number}")
+                if not candidate.exists():
+                    break
+            self.panel.output_edit.setText(str(candidate))
         return self.panel.output_edit.text()
 
     def restore(self, record):

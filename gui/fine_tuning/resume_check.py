@@ -99,10 +99,10 @@ def _data_difference(state, record, task, train, columns):
         if record is not None and pathlib.Path(record.train) != pathlib.Path(train):
             return f"was trained on {pathlib.Path(record.train).name}, not {pathlib.Path(train).name}"
         return None
-    from kbert.finetuning import make_adapter
+    from kbert.finetuning import make_recipe
     from kbert.finetuning import training_data_fingerprint
 
-    form_task = make_adapter(task, **(columns or {}))
+    form_task = make_recipe(task, **(columns or {}))
     if state["task"] != form_task.options():
         return "read other columns of its training file"
     try:

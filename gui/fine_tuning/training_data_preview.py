@@ -78,7 +78,7 @@ class TrainingDataPreview:
             columns: for tables, `{"text_column", "pair_column", "label_column"}` as
                 `read_classification` takes them; None previews the raw rows only.
                 For multiple choice, `{"context_column", "start_column",
-                "label_column"}` as `MultipleChoiceAdapter` takes them (start "" for
+                "label_column"}` as `MultipleChoiceRecipe` takes them (start "" for
                 none); None reads SWAG's names.
             has_header: whether a CSV/TSV file starts with a header row.
             max_rows: rows to preview.
@@ -269,7 +269,7 @@ def _load_choices(path, columns, max_rows):
     from kbert.data import read_multiple_choice
 
     file_columns = _choice_columns(path)
-    # As `MultipleChoiceAdapter.read` reads them (the adapter itself would load Keras):
+    # As `MultipleChoiceRecipe.read` reads them (the recipe itself would load Keras):
     # None keeps SWAG's name, a start column of "" means none.
     options = {key: value for key, value in (columns or {}).items() if value is not None}
     if "start_column" in options:

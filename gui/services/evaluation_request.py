@@ -15,7 +15,7 @@ class EvaluationRequest:
         source: the model (a preset folder or any model source kbert resolves).
         task: the task name ("classification", "token-classification", "qa", ...).
         data_path: the labelled file.
-        columns: the task reader's column options (`kbert.finetuning.make_adapter`'s).
+        columns: the task reader's column options (`kbert.finetuning.make_recipe`'s).
         max_length: the longest input in tokens (a fine-tuning run's own), or None for
             the model's limit.
     """
@@ -34,13 +34,13 @@ class EvaluationRequest:
         return f"{Path(self.data_path).name} — {Path(self.source).name or self.source}"
 
     def run(self, worker, models):
-        from kbert.finetuning import make_adapter
+        from kbert.finetuning import make_recipe
         from kbert.finetuning.task_specs import task_spec
 
         spec = task_spec(self.task)
         if spec.runs_pretraining:
             raise ValueError(f"{spec.title} has no labelled examples to browse.")
-        task = make_adapter(self.task, **dict(self.columns))
+        task = make_recipe(self.task, **dict(self.columns))
         examples = task.read(self.data_path)
         if not examples:
             raise ValueError(f"{self.data_path} holds no examples.")

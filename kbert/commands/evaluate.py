@@ -44,7 +44,7 @@ def add_parser(subparsers):
 
 def run(args):
     from kbert.commands.inference_inputs import load_model
-    from kbert.finetuning.classification_adapter import with_long_texts
+    from kbert.finetuning.classification_recipe import with_long_texts
 
     task = with_long_texts(task_from_arguments(args), args.long_texts)
     if args.predictions is not None:

@@ -149,7 +149,7 @@ def _runner(args, config, progress, token):
         if settings.pop("long_texts") != "truncate":
             raise ValueError("--long-texts is for (pair-)classification, not masked-lm.")
         return ContinuedPretraining(args.model, args.output, settings, [progress], token)
-    from kbert.finetuning.classification_adapter import with_long_texts
+    from kbert.finetuning.classification_recipe import with_long_texts
 
     task = with_long_texts(task_from_arguments(args, metric=args.metric), config.long_texts)
     if args.search is not None:

@@ -70,8 +70,8 @@ def _column(value):
 
 
 def task_from_arguments(args, metric=None):
-    """The `FineTuningAdapter` the arguments describe."""
-    from kbert.finetuning import make_adapter
+    """The `FineTuningRecipe` the arguments describe."""
+    from kbert.finetuning import make_recipe
 
     if args.task != "multiple-choice" and (
         args.context_column is not None or args.start_column is not None
@@ -88,7 +88,7 @@ def task_from_arguments(args, metric=None):
             options["pair_column"] = _column(args.pair_column)
         elif args.pair_column is not None:
             raise ValueError("--pair-column is for --task pair-classification.")
-        return make_adapter(args.task, **options)
+        return make_recipe(args.task, **options)
     choice_columns = {
         name: value
         for name, value in (
@@ -99,17 +99,17 @@ def task_from_arguments(args, metric=None):
         if value is not None
     }
     if args.task == "multiple-choice":
-        return make_adapter(args.task, format=args.format, metric=metric, **choice_columns)
+        return make_recipe(args.task, format=args.format, metric=metric, **choice_columns)
     if args.task == "token-classification":
-        return make_adapter(args.task, token_column=args.token_column, tag_column=args.tag_column)
+        return make_recipe(args.task, token_column=args.token_column, tag_column=args.tag_column)
     if args.task == "qa":
         windowing = None
         if args.doc_stride is not None:
-            # The window length is the run's --max-length (the adapter's rule).
+            # The window length is the run's --max-length (the recipe's rule).
             windowing = QuestionWindowing(max_length=None, doc_stride=args.doc_stride)
-        return make_adapter(args.task, windowing=windowing)
-    # A task a package registered: the column options given, which its adapter must take.
-    return make_adapter(
+        return make_recipe(args.task, windowing=windowing)
+    # A task a package registered: the column options given, which its recipe must take.
+    return make_recipe(
         args.task,
         text_column=_column(args.text_column),
         pair_column=_column(args.pair_column),

@@ -14,7 +14,7 @@ class QuestionWindowing:
     """The settings of `make_qa_windows`, as BERT's `run_squad.py` names them.
 
     One value passed wherever a context is windowed (`answer`, `span_probabilities`,
-    `QuestionAnswererPreprocessor`, `QuestionAnsweringAdapter`, `kbert qa`), so every
+    `QuestionAnswererPreprocessor`, `QuestionAnsweringRecipe`, `kbert qa`), so every
     reader of a context cuts it the same way.
 
     Args:

@@ -13,8 +13,8 @@ PREDICTION_FORMATS = (".csv", ".jsonl")
 class EvaluationPredictions:
     """What a task model predicts on each example of a labelled file.
 
-    `FineTuningAdapter.evaluation_predictions` builds it; the task's scores (what
-    `FineTuningAdapter.evaluate` returns) are computed from these very rows, so a row
+    `FineTuningRecipe.evaluation_predictions` builds it; the task's scores (what
+    `FineTuningRecipe.evaluate` returns) are computed from these very rows, so a row
     count and the scores always agree.
 
     Every row is a dict with the keys `columns`, in file order: `index` (0-based), the

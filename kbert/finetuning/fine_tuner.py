@@ -17,10 +17,10 @@ from kbert.finetuning.fine_tuning_result import CANCELLED
 from kbert.finetuning.fine_tuning_result import COMPLETED
 from kbert.finetuning.fine_tuning_result import FineTuningResult
 from kbert.finetuning.fine_tuning_result import STOPPED_EARLY
-from kbert.finetuning.fine_tuning_adapter import FineTuningAdapter
-from kbert.finetuning.fine_tuning_adapter import model_limits
-from kbert.finetuning.adapter_registry import make_adapter
-from kbert.finetuning.classification_adapter import with_long_texts
+from kbert.finetuning.fine_tuning_recipe import FineTuningRecipe
+from kbert.finetuning.fine_tuning_recipe import model_limits
+from kbert.finetuning.recipe_registry import make_recipe
+from kbert.finetuning.classification_recipe import with_long_texts
 from kbert.finetuning.read_only_checkpoint import ReadOnlyCheckpoint
 from kbert.finetuning.resume_identity import run_identity
 from kbert.finetuning.resume_identity import training_data_fingerprint
@@ -76,7 +76,7 @@ class FineTuner:
     `config.seed`, so that a new head starts the same on every run.
 
     Args:
-        task: a `FineTuningAdapter` or a task name ("classification",
+        task: a `FineTuningRecipe` or a task name ("classification",
             "pair-classification", "token-classification", "qa").
         preset: the preset (folder or name) to start from; it needs a vocabulary.
         output_dir: folder for the best model and the training checkpoint. A new run
@@ -94,10 +94,10 @@ class FineTuner:
     """
 
     def __init__(self, task, preset, output_dir, config=None, callbacks=(), cancellation=None):
-        self.task = make_adapter(task) if isinstance(task, str) else task
-        if not isinstance(self.task, FineTuningAdapter):
+        self.task = make_recipe(task) if isinstance(task, str) else task
+        if not isinstance(self.task, FineTuningRecipe):
             raise ValueError(
-                f"`task` must be a task name or a FineTuningAdapter. Received: task={task!r}"
+                f"`task` must be a task name or a FineTuningRecipe. Received: task={task!r}"
             )
         self.preset = preset
         self.output_dir = pathlib.Path(output_dir).expanduser()

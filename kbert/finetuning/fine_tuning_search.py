@@ -16,7 +16,7 @@ from kbert.finetuning.search_folder import TABLE_CSV
 from kbert.finetuning.search_folder import TABLE_JSON
 from kbert.files.atomic_folder import staged_folder
 from kbert.files.checked_copy import copy_folder_checked
-from kbert.finetuning.adapter_registry import make_adapter
+from kbert.finetuning.recipe_registry import make_recipe
 from kbert.finetuning.fine_tuner import FineTuner
 from kbert.finetuning.fine_tuning_config import FineTuningConfig
 from kbert.finetuning.fine_tuning_result import CANCELLED
@@ -67,7 +67,7 @@ class FineTuningSearch:
     run again, continuing from its training checkpoint.
 
     Args:
-        task: a `FineTuningAdapter` or a task name.
+        task: a `FineTuningRecipe` or a task name.
         preset: the preset every trial starts from.
         output_dir: the search's folder (new or holding this same search).
         space: a `SearchSpace`, or its text ("paper", "learning_rate=3e-5,2e-5;...").
@@ -91,7 +91,7 @@ class FineTuningSearch:
         self, task, preset, output_dir, space, config=None, restarts=1, callbacks=(),
         cancellation=None, trials=None,
     ):
-        self.task = make_adapter(task) if isinstance(task, str) else task
+        self.task = make_recipe(task) if isinstance(task, str) else task
         self.preset = preset
         self.output_dir = pathlib.Path(output_dir).expanduser()
         self.space = space if isinstance(space, SearchSpace) else SearchSpace.parse(space)

@@ -23,7 +23,7 @@ def run_identity(task, preset, config, label_names, data_fingerprint):
     training data, the label names and the settings a resumed run may not change.
 
     Args:
-        task: the run's `FineTuningAdapter`.
+        task: the run's `FineTuningRecipe`.
         preset: the preset the run started from.
         config: the run's `FineTuningConfig`.
         label_names: the labels of the training data.

@@ -7,7 +7,7 @@ def read_run_data(task, train, evaluation, patience=None):
     """`(train_examples, eval_examples, label_names)` of a run, the labels checked.
 
     Args:
-        task: the run's `FineTuningAdapter`.
+        task: the run's `FineTuningRecipe`.
         train: a file the task reads, its example records, or a table as `fit` takes.
         evaluation: evaluation data in the same forms; None for none.
         patience: the run's early-stopping patience, which needs evaluation data.

@@ -10,9 +10,9 @@ from kbert.model_table import MODEL_CLASSES
 class TaskSpec:
     """One task kbert fine-tunes on, as plain data (importing it loads no Keras).
 
-    `kbert.finetuning.make_adapter`, `kbert finetune --task`, the app's task list, its data
+    `kbert.finetuning.make_recipe`, `kbert finetune --task`, the app's task list, its data
     preview, column mapping and probe all read these fields. A task is one `TaskSpec`
-    (`kbert.finetuning.task_specs.register_task`) beside its adapter class, and its
+    (`kbert.finetuning.task_specs.register_task`) beside its recipe class, and its
     head's model class with its row of the model table (`kbert.model_table`); two tasks
     may share a head (classification and pair classification).
 
@@ -30,9 +30,9 @@ class TaskSpec:
         metrics: the scores evaluation reports, the selection metric first.
         probe_fields: the inputs of a probe (an example predicted while training), in
             the order the model's inference verb takes them.
-        adapter: "module:Class" of the `FineTuningAdapter` that trains it, or None for a
+        recipe: "module:Class" of the `FineTuningRecipe` that trains it, or None for a
             task another loop runs (continued pretraining: `kbert.pretraining`).
-        adapter_options: fixed options of the adapter (e.g. the pair column).
+        recipe_options: fixed options of the recipe (e.g. the pair column).
         probe_options: fixed keyword arguments of the inference verb for a probe
             (e.g. `(("top_k", 3),)`).
     """
@@ -46,8 +46,8 @@ class TaskSpec:
     head: str
     metrics: tuple
     probe_fields: tuple
-    adapter: str = None
-    adapter_options: tuple = ()
+    recipe: str = None
+    recipe_options: tuple = ()
     probe_options: tuple = ()
 
     @property
@@ -58,13 +58,13 @@ class TaskSpec:
     @property
     def runs_pretraining(self):
         """Whether `kbert.pretraining.ContinuedPretraining` runs it (not `FineTuner`)."""
-        return self.adapter is None
+        return self.recipe is None
 
-    def adapter_class(self):
-        """The `FineTuningAdapter` class (imported now: it may load Keras)."""
-        if self.adapter is None:
+    def recipe_class(self):
+        """The `FineTuningRecipe` class (imported now: it may load Keras)."""
+        if self.recipe is None:
             raise ValueError(f"The task {self.name!r} is run by kbert.pretraining, not FineTuner.")
-        module, _, name = self.adapter.partition(":")
+        module, _, name = self.recipe.partition(":")
         return getattr(importlib.import_module(module), name)
 
     def predict(self, model, probe):

@@ -19,7 +19,7 @@ BUILT_IN_TASKS = (
         head="BertClassifier",
         metrics=("accuracy", "macro_f1", "matthews_corrcoef"),
         probe_fields=("text",),
-        adapter="kbert.finetuning.classification_adapter:ClassificationAdapter",
+        recipe="kbert.finetuning.classification_recipe:ClassificationRecipe",
     ),
     TaskSpec(
         name="pair-classification",
@@ -31,8 +31,8 @@ BUILT_IN_TASKS = (
         head="BertClassifier",
         metrics=("accuracy", "macro_f1", "matthews_corrcoef"),
         probe_fields=("text", "pair"),
-        adapter="kbert.finetuning.classification_adapter:ClassificationAdapter",
-        adapter_options=(("pair_column", "pair"),),
+        recipe="kbert.finetuning.classification_recipe:ClassificationRecipe",
+        recipe_options=(("pair_column", "pair"),),
     ),
     TaskSpec(
         name="token-classification",
@@ -44,7 +44,7 @@ BUILT_IN_TASKS = (
         head="BertTokenClassifier",
         metrics=("f1", "precision", "recall"),
         probe_fields=("text",),
-        adapter="kbert.finetuning.token_classification_adapter:TokenClassificationAdapter",
+        recipe="kbert.finetuning.token_classification_recipe:TokenClassificationRecipe",
     ),
     TaskSpec(
         name="qa",
@@ -56,7 +56,7 @@ BUILT_IN_TASKS = (
         head="BertQuestionAnswerer",
         metrics=("exact_match", "f1"),
         probe_fields=("question", "context"),
-        adapter="kbert.finetuning.question_answering_adapter:QuestionAnsweringAdapter",
+        recipe="kbert.finetuning.question_answering_recipe:QuestionAnsweringRecipe",
         probe_options=(("top_k", 3),),
     ),
     TaskSpec(
@@ -70,7 +70,7 @@ BUILT_IN_TASKS = (
         head="BertMultipleChoice",
         metrics=("accuracy",),
         probe_fields=("context", "endings"),
-        adapter="kbert.finetuning.multiple_choice_adapter:MultipleChoiceAdapter",
+        recipe="kbert.finetuning.multiple_choice_recipe:MultipleChoiceRecipe",
     ),
     TaskSpec(
         name="masked-lm",
@@ -96,8 +96,8 @@ def register_task(spec):
     """Adds `spec` (a `TaskSpec`) to the tasks `kbert finetune --task` and the app offer.
 
     The task's head must be a class of the model table (`kbert.model_table`, where
-    `kbert.model_table.register_model_class` adds one), and its adapter a
-    `FineTuningAdapter` subclass named "module:Class".
+    `kbert.model_table.register_model_class` adds one), and its recipe a
+    `FineTuningRecipe` subclass named "module:Class".
 
     Returns:
         `spec`.

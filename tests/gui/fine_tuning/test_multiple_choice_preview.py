@@ -55,9 +55,9 @@ def test_a_file_with_other_column_names_previews_once_they_are_mapped(tmp_path):
     whole = tuple(f"{rows[0][4]} {ending}" for ending in rows[0][6:10])
     assert preview.rows[0] == (rows[0][3], *whole, rows[0][10])
     # What the fine-tuning run reads is what the preview shows.
-    from kbert.finetuning import make_adapter
+    from kbert.finetuning import make_recipe
 
-    examples = make_adapter("multiple-choice", **columns).read(path)
+    examples = make_recipe("multiple-choice", **columns).read(path)
     assert [example.label for example in examples] == [int(row[10]) for row in rows]
     assert examples[0].endings == preview.rows[0][1:-1]
 

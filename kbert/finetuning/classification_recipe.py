@@ -13,17 +13,17 @@ from kbert.preprocessing.long_text_windows import check_long_texts
 from kbert.preprocessing.long_text_windows import pooled_logits
 from kbert.preprocessing.text_classifier_preprocessor import TextClassifierPreprocessor
 from kbert.finetuning.evaluation_predictions import EvaluationPredictions
-from kbert.finetuning.fine_tuning_adapter import FineTuningAdapter
-from kbert.finetuning.fine_tuning_adapter import model_limits
-from kbert.finetuning.fine_tuning_adapter import table_label
-from kbert.finetuning.fine_tuning_adapter import predict_features
+from kbert.finetuning.fine_tuning_recipe import FineTuningRecipe
+from kbert.finetuning.fine_tuning_recipe import model_limits
+from kbert.finetuning.fine_tuning_recipe import table_label
+from kbert.finetuning.fine_tuning_recipe import predict_features
 from kbert.finetuning.label_checks import check_several_labels
 from kbert.finetuning.task_specs import task_spec
 
 CLASSIFICATION_METRICS = task_spec("classification").metrics
 
 
-class ClassificationAdapter(FineTuningAdapter):
+class ClassificationRecipe(FineTuningRecipe):
     """Classification of one text, or of a text pair when `pair_column` is given.
 
     Labels are strings; when every label reads as an integer ("0", "1", "10") the
@@ -181,15 +181,15 @@ class ClassificationAdapter(FineTuningAdapter):
 def with_long_texts(task, long_texts):
     """`task` reading long texts as `long_texts` says ("truncate" or "windows").
 
-    A `ClassificationAdapter` comes back as a copy with that setting; another task
+    A `ClassificationRecipe` comes back as a copy with that setting; another task
     comes back as it is for "truncate" and is refused for "windows".
 
     Example:
 
-    >>> task = with_long_texts(make_adapter("classification"), config.long_texts)
+    >>> task = with_long_texts(make_recipe("classification"), config.long_texts)
     """
     long_texts = check_long_texts(long_texts)
-    if isinstance(task, ClassificationAdapter):
+    if isinstance(task, ClassificationRecipe):
         task = copy.copy(task)
         task.long_texts = long_texts
         return task

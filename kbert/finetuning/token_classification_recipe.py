@@ -11,13 +11,13 @@ from kbert.metrics import entity_scores_by_type
 from kbert.metrics import extract_entities
 from kbert.preprocessing.token_classifier_preprocessor import OUTSIDE_TAG
 from kbert.preprocessing.token_classifier_preprocessor import TokenClassifierPreprocessor
-from kbert.finetuning.fine_tuning_adapter import FineTuningAdapter
-from kbert.finetuning.fine_tuning_adapter import model_limits
-from kbert.finetuning.fine_tuning_adapter import table_label
-from kbert.finetuning.fine_tuning_adapter import predict_features
+from kbert.finetuning.fine_tuning_recipe import FineTuningRecipe
+from kbert.finetuning.fine_tuning_recipe import model_limits
+from kbert.finetuning.fine_tuning_recipe import table_label
+from kbert.finetuning.fine_tuning_recipe import predict_features
 from kbert.finetuning.task_specs import task_spec
 
-class TokenClassificationAdapter(FineTuningAdapter):
+class TokenClassificationRecipe(FineTuningRecipe):
     """Tagging words with BIO / IOB2 / BIOES labels, scored by entity F1.
 
     The words of a sentence are joined with spaces and tokenized once; character

@@ -16,8 +16,8 @@ from kbert.preprocessing.length_buckets import INFERENCE_LENGTH_BUCKETS
 from kbert.preprocessing.length_buckets import length_buckets
 
 
-class FineTuningAdapter:
-    """Base of the task adapters `FineTuner` drives.
+class FineTuningRecipe:
+    """Base of the task recipes `FineTuner` drives.
 
     A subclass knows how to read its examples from a file, which labels they use,
     which task model to build, how to turn examples into `TaskFeatures`, and how to

@@ -12,8 +12,8 @@ from kbert.finetuning.evaluation_predictions import EvaluationPredictions
 from kbert.metrics import squad_question_scores
 from kbert.metrics import squad_scores
 from kbert.preprocessing.question_answerer_preprocessor import QuestionAnswererPreprocessor
-from kbert.finetuning.fine_tuning_adapter import FineTuningAdapter
-from kbert.finetuning.fine_tuning_adapter import model_limits
+from kbert.finetuning.fine_tuning_recipe import FineTuningRecipe
+from kbert.finetuning.fine_tuning_recipe import model_limits
 from kbert.finetuning.task_specs import task_spec
 
 # SQuAD scores in percent, as the official script reports them.
@@ -24,7 +24,7 @@ QA_COLUMNS = (
 )
 
 
-class QuestionAnsweringAdapter(FineTuningAdapter):
+class QuestionAnsweringRecipe(FineTuningRecipe):
     """SQuAD v1.1 / v2.0 question answering.
 
     Each example becomes one training row per window of its context (see

@@ -7,9 +7,9 @@ import numpy as np
 from kbert.argument_checks import describe_kind
 from kbert.data.examples import MultipleChoiceExample
 from kbert.finetuning.evaluation_predictions import EvaluationPredictions
-from kbert.finetuning.fine_tuning_adapter import FineTuningAdapter
-from kbert.finetuning.fine_tuning_adapter import model_limits
-from kbert.finetuning.fine_tuning_adapter import predict_features
+from kbert.finetuning.fine_tuning_recipe import FineTuningRecipe
+from kbert.finetuning.fine_tuning_recipe import model_limits
+from kbert.finetuning.fine_tuning_recipe import predict_features
 from kbert.inference.model_io import softmax
 from kbert.metrics import accuracy
 from kbert.preprocessing.multiple_choice_preprocessor import MultipleChoicePreprocessor
@@ -20,7 +20,7 @@ CHOICE_COLUMNS = (
 )
 
 
-class MultipleChoiceAdapter(FineTuningAdapter):
+class MultipleChoiceRecipe(FineTuningRecipe):
     """Multiple choice on SWAG's CSV or JSON Lines (see `kbert.data.read_multiple_choice`).
 
     The label of an example is the index of its right ending; the model has no label
