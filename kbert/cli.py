@@ -9,6 +9,8 @@ and one more name in `_COMMAND_MODULES`.
 Errors the user can fix (`ValueError`, a missing optional package, an unreadable file)
 are printed as one line on stderr with exit status 1 (a missing backend or the app:
 which `kbert[...]` extra installs it); anything else is a bug and keeps its traceback.
+A reader of stdout that goes away (`kbert fill-mask ... --json | head -1`) ends the
+command quietly with status 141, as the shell reports for `yes | head -1`.
 
 Unless the environment says otherwise, the commands run on JAX (whatever keras.json
 names) and keep JAX's compiled programs on disk, so that a second `kbert fill-mask`
@@ -25,6 +27,7 @@ import kbert
 
 logger = logging.getLogger("kbert.cli")
 
+from kbert.commands import EXIT_BROKEN_PIPE
 from kbert.commands import EXIT_ERROR
 
 
@@ -154,13 +157,38 @@ def main(argv=None):
             return EXIT_ERROR
         os.environ[BUDGET_VARIABLE] = args.load_budget
     try:
-        return args.run(args)
+        status = args.run(args)
+        return status if _stdout_flushed() else EXIT_BROKEN_PIPE
+    except BrokenPipeError:
+        _silence_stdout()
+        return EXIT_BROKEN_PIPE
     except (ValueError, ImportError, OSError) as error:
         from kbert.optional_packages import missing_extra_message
 
         message = missing_extra_message(error) or error
         print(f"kbert {args.command}: error: {message}", file=sys.stderr)
         return EXIT_ERROR
+
+
+def _stdout_flushed():
+    """Flushes stdout; False (and stdout silenced) when its reader has gone."""
+    try:
+        sys.stdout.flush()
+        return True
+    except BrokenPipeError:
+        _silence_stdout()
+        return False
+
+
+def _silence_stdout():
+    """Points stdout at os.devnull, as Python's documentation of SIGPIPE recommends, so
+    that the interpreter's own flush at exit does not meet the closed pipe again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):  # no file descriptor (a captured stdout)
+        pass
 
 
 if __name__ == "__main__":

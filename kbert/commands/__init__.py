@@ -2,6 +2,9 @@
 
 EXIT_OK = 0
 EXIT_ERROR = 1
+# The reader of stdout went away (`kbert fill-mask ... --json | head -1`): the status a
+# shell reports for coreutils killed by SIGPIPE (128 + 13), with no message.
+EXIT_BROKEN_PIPE = 141
 
 # The help of every argument that names a model: each takes every source
 # `kbert.presets.resolve_preset` does.
