@@ -18,8 +18,8 @@ import numpy as np
 
 from kbert.argument_checks import check_positive_int
 from kbert.data.question_windowing import QuestionWindowing
-from kbert.inference.context_windows import context_windows
-from kbert.inference.context_windows import grouped_window_logits
+from kbert.inference.window_logits import context_windows
+from kbert.inference.window_logits import grouped_window_logits
 from kbert.inference.model_io import inference_batch_size
 from kbert.inference.model_io import resolve_tokenizer
 from kbert.inference.model_io import softmax

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from kbert.data.question_windowing import QuestionWindowing
-from kbert.inference.context_windows import context_windows
-from kbert.inference.context_windows import window_logits
+from kbert.inference.window_logits import context_windows
+from kbert.inference.window_logits import window_logits
 from kbert.inference.model_io import inference_batch_size
 from kbert.inference.model_io import resolve_tokenizer
 from kbert.inference.model_io import softmax

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from kbert.preprocessing.choice_rows import as_rows
+from kbert.preprocessing.example_rows import as_rows
 from kbert.preprocessing.data_parallel_rows import IGNORED_LABEL
 
 

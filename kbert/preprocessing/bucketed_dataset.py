@@ -15,11 +15,11 @@ from kbert.preprocessing.data_parallel_rows import IGNORED_LABEL as IGNORED_LABE
 from kbert.preprocessing.data_parallel_rows import data_parallel_replicas
 from kbert.preprocessing.data_parallel_rows import filled_size
 from kbert.preprocessing.data_parallel_rows import filled_weights
-from kbert.preprocessing.choice_rows import check_row_lengths
-from kbert.preprocessing.choice_rows import choice_count
-from kbert.preprocessing.choice_rows import example_rows
-from kbert.preprocessing.choice_rows import longest_row
-from kbert.preprocessing.choice_rows import zero_rows
+from kbert.preprocessing.example_rows import check_row_lengths
+from kbert.preprocessing.example_rows import choice_count
+from kbert.preprocessing.example_rows import example_rows
+from kbert.preprocessing.example_rows import longest_row
+from kbert.preprocessing.example_rows import zero_rows
 from kbert.preprocessing.epoch_view import EpochView
 from kbert.preprocessing.example_columns import prepared_extra_inputs
 from kbert.preprocessing.example_columns import prepared_labels

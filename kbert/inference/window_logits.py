@@ -1,4 +1,4 @@
-"""A QA context's windows and the model's start and end logits on them.
+"""A QA context's windows and the model's start and end logits on them (`window_logits`).
 
 What `answer` and `span_probabilities` share, so that both read a context the same
 way: the windows of one `QuestionWindowing`, capped at the model's limit, all run as
