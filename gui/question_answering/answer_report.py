@@ -3,6 +3,8 @@
 from dataclasses import dataclass
 
 from kbert_gui.question_answering.passage_shading import PassageShading
+from kbert_gui.question_answering.question_answering_format import passage_size_problem
+from kbert_gui.question_answering.question_answering_format import utf8_size
 
 TASK_CLASS = "BertQuestionAnswerer"
 
@@ -38,9 +40,25 @@ class AnswerReport:
 
         `BertQuestionAnswerer.answer` with the request's top k and null threshold;
         when "no answer" wins, again without the threshold (the spans it beat); with
-        `shade`, `kbert.inference.span_probabilities` and their `PassageShading`.
+        `shade`, `kbert.inference.span_probabilities` and their `PassageShading`. A
+        passage too large for the tab, or for the memory answering it takes, is a
+        `ValueError` that says so in one line (never a `MemoryError`).
         """
+        passage = request.passage
+        problem = passage_size_problem("The passage is", utf8_size(passage))
+        if problem:
+            raise ValueError(problem)
         model = models.model(TASK_CLASS, request.source)
+        try:
+            return cls._answer(model, request)
+        except MemoryError:
+            raise ValueError(
+                f"The passage ({len(passage):,} characters) is too long to answer in this "
+                "computer's memory: answer from a shorter part of it."
+            ) from None
+
+    @classmethod
+    def _answer(cls, model, request):
         result = model.answer(
             request.question,
             request.passage,

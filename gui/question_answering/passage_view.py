@@ -3,6 +3,7 @@
 from PySide6.QtCore import QEvent
 from PySide6.QtCore import QPoint
 from PySide6.QtCore import QRect
+from PySide6.QtCore import Signal
 from PySide6.QtGui import QColor
 from PySide6.QtGui import QPainter
 from PySide6.QtGui import QTextCharFormat
@@ -11,6 +12,8 @@ from PySide6.QtWidgets import QPlainTextEdit
 from PySide6.QtWidgets import QTextEdit
 from PySide6.QtWidgets import QToolTip
 
+from kbert_gui.question_answering.question_answering_format import passage_size_problem
+from kbert_gui.question_answering.question_answering_format import utf8_size
 from kbert_gui.widgets import style
 from kbert_gui.widgets.probability_text import probability_text
 from kbert_gui.widgets.qt_text_positions import QtTextPositions
@@ -35,9 +38,17 @@ class PassageView(QPlainTextEdit):
     tokens only, at every repaint, so a passage of any length costs what a screenful
     does, and moving the answer highlight repaints nothing else.
 
+    A text that would make the passage larger than `MAX_PASSAGE_BYTES` (pasted, dropped
+    or set) is not taken: `refused` says why, and the passage stays as it was.
+
+    Signals:
+        refused(str): a text was not taken; one line on why.
+
     Args:
         parent: the parent widget.
     """
+
+    refused = Signal(str)
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -54,8 +65,26 @@ class PassageView(QPlainTextEdit):
         return self.toPlainText()
 
     def set_passage(self, text):
-        """Replaces the passage (clears highlights)."""
+        """Replaces the passage (clears highlights); False (and `refused`) where `text`
+        is too large to take."""
+        problem = passage_size_problem("The passage would be", utf8_size(text))
+        if problem:
+            self.refused.emit(problem)
+            return False
         self.setPlainText(text)
+        return True
+
+    def insertFromMimeData(self, source):
+        # Paste and drop: the size is checked before Qt lays out a single line of it.
+        if source.hasText():
+            kept = utf8_size(self.passage()) - utf8_size(self.textCursor().selectedText())
+            problem = passage_size_problem(
+                "Not pasted: the passage would be", kept + utf8_size(source.text())
+            )
+            if problem:
+                self.refused.emit(problem)
+                return
+        super().insertFromMimeData(source)
 
     # --- Answer highlight ------------------------------------------------------------
 

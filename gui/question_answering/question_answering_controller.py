@@ -22,6 +22,7 @@ from kbert_gui.question_answering.question_answering_format import fresh_heads_t
 from kbert_gui.question_answering.question_answering_format import no_answer_comparison
 from kbert_gui.question_answering.question_answering_format import no_answer_details
 from kbert_gui.question_answering.question_answering_format import passage_info
+from kbert_gui.question_answering.question_answering_format import passage_size_problem
 from kbert_gui.question_answering.question_answering_format import quoted_answer
 from kbert_gui.question_answering.question_answering_format import shading_legend
 from kbert_gui.question_answering.question_answering_format import slider_threshold
@@ -31,8 +32,6 @@ from kbert_gui.widgets import style
 
 # Pause after the last keystroke before answering as you type.
 LIVE_DELAY_MS = 500
-# Bigger files are more than a passage; the user can paste the part they need.
-MAX_PASSAGE_BYTES = 1_000_000
 # What Answer says about missing input (cleared once the input is there).
 NO_QUESTION = "Type a question first."
 NO_PASSAGE = "Paste a passage or open a text file first."
@@ -88,6 +87,7 @@ class QuestionAnsweringController(QObject):
         panel.question_edit.textEdited.connect(self._schedule_live_answer)
         panel.question_edit.textChanged.connect(self._clear_input_problem)
         panel.passage_view.textChanged.connect(self._on_passage_changed)
+        panel.passage_view.refused.connect(self._show_error)
         panel.answers_view.selectionModel().currentRowChanged.connect(self._on_row_changed)
         panel.top_k_spin.valueChanged.connect(self._schedule_live_answer)
         panel.allow_no_answer_check.toggled.connect(self._schedule_live_answer)
@@ -130,11 +130,8 @@ class QuestionAnsweringController(QObject):
         self.context.file_dialogs.remember("passages", path)
         try:
             size = path.stat().st_size
-            if path.is_file() and size > MAX_PASSAGE_BYTES:
-                raise ValueError(
-                    f"{path.name} is {size / 1e6:.1f} MB; the QA tab opens passages up to "
-                    f"{MAX_PASSAGE_BYTES / 1e6:.0f} MB. Paste the part you need instead."
-                )
+            if path.is_file() and passage_size_problem(f"{path.name} is", size):
+                raise ValueError(passage_size_problem(f"{path.name} is", size))
             # "utf-8-sig" drops a byte-order mark; text mode turns \r\n into \n.
             with open(path, encoding="utf-8-sig") as file:
                 text = file.read()
@@ -153,8 +150,9 @@ class QuestionAnsweringController(QObject):
         except ValueError as error:
             self.panel.error_banner.show_error(str(error))
             return False
+        if not self.panel.passage_view.set_passage(text):
+            return False
         self.panel.error_banner.clear_error()
-        self.panel.passage_view.set_passage(text)
         self.context.status_message.emit(f"Opened {path} ({len(text):,} characters)")
         return True
 

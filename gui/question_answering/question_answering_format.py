@@ -8,6 +8,9 @@ from kbert_gui.tab_key import TabKey
 from kbert_gui.widgets import style
 from kbert_gui.widgets.probability_text import probability_text
 
+# Bigger texts are more than a passage (the window would freeze for seconds taking them,
+# and answering them allocates by the passage's square); the user takes the part they need.
+MAX_PASSAGE_BYTES = 1_000_000
 # The null-threshold slider moves in tenths over [-20, 20].
 THRESHOLD_STEPS_PER_UNIT = 10
 THRESHOLD_LIMIT = 20
@@ -15,6 +18,28 @@ UNTRAINED_HEAD_WARNING = (
     "This model has no trained QA head: fine-tune it on SQuAD-style data first "
     f"({TabKey.FINE_TUNING.link}, task “question answering”); answers are random."
 )
+
+
+def utf8_size(text):
+    """The size of `text` in UTF-8 bytes (a lone surrogate, which Qt may hand over,
+    counts as three)."""
+    return len(text.encode("utf-8", "surrogatepass"))
+
+
+def passage_size_problem(what, size):
+    """Why a passage of `size` UTF-8 bytes is refused, in one line, or "" where it is not.
+
+    Args:
+        what: what is refused, as the line starts ("notes.txt is", "The pasted text
+            would make the passage").
+        size: its size in bytes.
+    """
+    if size <= MAX_PASSAGE_BYTES:
+        return ""
+    return (
+        f"{what} {size / 1e6:.1f} MB; the QA tab takes passages up to "
+        f"{MAX_PASSAGE_BYTES / 1e6:.0f} MB. Paste or open the part you need instead."
+    )
 
 
 def slider_threshold(value):
