@@ -108,6 +108,46 @@ class BertPreprocessor:
             counts.append(count)
         return concatenated_features(parts, counts)
 
+    def __call__(self, x, y=None, sample_weight=None):
+        """The model's inputs for raw `x`, as keras-hub's preprocessor layers return them.
+
+        Every row is padded to `sequence_length` and kept in order (a text read in
+        windows, or a QA context, gives one row per window). A masked-LM preprocessor
+        masks the rows as for training, as keras-hub's does.
+
+        Args:
+            x: raw inputs in any accepted form.
+            y: labels, or None.
+            sample_weight: one weight per example, or None.
+
+        Returns:
+            The inputs dict (`token_ids`, `segment_ids`, `padding_mask`, and any the task
+            adds), or `(inputs, labels)`, or `(inputs, labels, sample_weight)`: the shape
+            of `keras.utils.pack_x_y_sample_weight`.
+
+        Example:
+
+        >>> model = BertClassifier.from_preset("demo-spam")
+        >>> inputs = model.preprocessor(["Win a prize now!"])
+        >>> tuple(model(inputs).shape)
+        (1, 2)
+        """
+        features = self.task_features(x, y)
+        weights = None
+        if sample_weight is not None:
+            weights = self._example_weights(sample_weight, features)
+        dataset = self._make_dataset(
+            features,
+            batch_size=len(features.token_ids),
+            buckets=(self.sequence_length,),
+            shuffle=False,
+            seed=0,
+            sample_weights=weights,
+            length_sorted=False,
+        )
+        batch = dataset.batch(0, 0, replicas=1)
+        return batch[0] if len(batch) == 1 else batch
+
     # --- Batches -----------------------------------------------------------------------
 
     def dataset(

@@ -163,7 +163,7 @@ class _MaskedBatches(BucketedDataset):
         super().__init__(*args, **kwargs)
         self.preprocessor = preprocessor
 
-    def batch(self, epoch, index):
-        inputs, *labels = super().batch(epoch, index)
+    def batch(self, epoch, index, replicas=None):
+        inputs, *labels = super().batch(epoch, index, replicas)
         rng = np.random.default_rng([self.seed, epoch, index])
         return self.preprocessor.masked(inputs, labels[0] if labels else None, rng)
