@@ -385,3 +385,27 @@ def test_cpu_optimisations_time_each_choice_against_its_alternative(benchmarks):
         assert name in format_table(result)
     with pytest.raises(ValueError, match="Unknown comparisons"):
         measure(only=("flash",))
+
+
+@only_in_the_jax_pass
+def test_int8_published_scores_every_engine_on_the_same_texts(benchmarks, tmp_path, monkeypatch):
+    from int8_published import ENGINES, format_table, scores
+
+    from kbert.models import BertClassifier
+
+    monkeypatch.setenv("KBERT_CACHE", str(tmp_path / "cache"))
+    model = BertClassifier.from_preset("demo-spam")
+    texts = ["Sorry, I'll call you later.", "WINNER! Claim your £900 prize: call 09061701461 now",
+             "Ok lar, see you at home", "FREE entry: text WIN to 80086 to win a car"]
+    found = scores(model, texts, ["ham", "spam", "ham", "spam"])
+    assert set(found) == set(ENGINES)
+    assert found["keras"]["agreement"] == 1.0 and found["keras"]["largest_probability_change"] == 0
+    assert found["onnxruntime"]["largest_probability_change"] < 1e-4  # the same float32 model
+    for name in ("onnxruntime-int8", "keras-int8"):
+        assert 0 < found[name]["largest_probability_change"] < 0.2  # quantized: close, not equal
+    for result in found.values():
+        assert 0 <= result["accuracy"] <= 1 and 0 <= result["macro_f1"] <= 1
+    seconds = {"1 message": {name: {"median": 0.01} for name in ENGINES}}
+    table = format_table({"model": "demo-spam", "messages": 4, "rounds": 1,
+                          "scores": found, "seconds": seconds})
+    assert table.count("\n| ") == len(ENGINES) + 2  # the header, its rule, a row per engine
