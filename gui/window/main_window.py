@@ -1,7 +1,6 @@
 """The app's window: the menus, the model bar, the tabs, the status bar."""
 
-import pathlib
-
+from PySide6.QtCore import Qt
 from PySide6.QtCore import Slot
 from PySide6.QtGui import QAction
 from PySide6.QtGui import QActionGroup
@@ -28,6 +27,8 @@ from kbert_gui.window.export_menu import export_to_chosen_file
 from kbert_gui.window.export_menu import fill_export_menu
 from kbert_gui.window.keyboard_shortcuts_dialog import KeyboardShortcutsDialog
 from kbert_gui.window.model_loading_indicator import ModelLoadingIndicator
+from kbert_gui.window.model_source_problem import dropped_model
+from kbert_gui.window.open_model_dialog import OpenModelDialog
 from kbert_gui.window.window_format import about_html
 from kbert_gui.window.window_format import readme
 from kbert_gui.window.window_settings import WindowSettings
@@ -45,11 +46,11 @@ class MainWindow(QMainWindow):
 
     The model bar names the current model after its run and task ("runs/sentiment
     (classifier: neg, pos)"), shows a moving bar with the current step while a model
-    is opened, converted or loaded, and offers "Open model…" and "Recent". A model
-    the user opens (File ▸ Open model…, File ▸ Open model file (.keras)…, Recent, a
-    folder or `.keras` file dropped on the window) is
-    checked first by the context's `ModelOpener`: one that is no model leaves the
-    current model in place and says what a model folder holds. Once a new model is
+    is opened, converted or loaded, and offers "Open model…" (an `OpenModelDialog`:
+    any name, folder or file) and "Recent". A model the user opens (those, File ▸ Open
+    model file (.keras)…, a folder or `.keras` file dropped on the window) is checked
+    first by the context's `ModelOpener`: one that is no model leaves the current model
+    in place and says what a model folder holds. Once a new model is
     described, the window shows the tab that uses it (a classifier or tagger "Classify
     & tag", a QA model "Question answering", a base model "Masked words"; a base model
     opened from the fine-tuning tab leaves it there, to be fine-tuned), unless a tab
@@ -57,8 +58,8 @@ class MainWindow(QMainWindow):
 
     Menus: File (Open model, Open model file, Recent, Evaluate… (the evaluation browser),
     Export: the current tab's `export_actions()`, Quit), Edit (acting on the focused
-    widget), View (the tabs), Help (keyboard shortcuts, documentation, About). The geometry, the splitters of every tab and
-    the last folders of the file dialogs are kept in the context's settings.
+    widget), View (the tabs), Help (keyboard shortcuts, documentation, About). The
+    geometry, tabs' splitters and file dialogs' folders are kept in the settings.
 
     Args:
         context: the `AppContext`.
@@ -145,10 +146,10 @@ class MainWindow(QMainWindow):
         self.open_action = QAction("&Open model…", self)
         self.open_action.setShortcut(QKeySequence("Ctrl+O"))
         self.open_action.setToolTip(
-            "A kbert preset folder, or a Hugging Face, Google or keras-hub checkpoint "
-            "folder (converted once). You can also drop a folder on the window."
+            "A model by name (built-in, published, hf://), folder or .keras file, or a "
+            "recent one. You can also drop a folder or file on the window."
         )
-        self.open_action.triggered.connect(self._choose_folder)
+        self.open_action.triggered.connect(self.choose_model)
         self.open_file_action = QAction("Open model &file (.keras)…", self)
         self.open_file_action.setShortcut(QKeySequence("Ctrl+Shift+O"))
         self.open_file_action.setToolTip(
@@ -328,12 +329,14 @@ class MainWindow(QMainWindow):
         self.model_label.setToolTip(tooltip)
 
     @Slot()
-    def _choose_folder(self):
-        folder = self.context.file_dialogs.existing_folder(
-            self, "Open a preset or checkpoint folder", "models"
-        )
-        if folder:
-            self.open_model(folder)
+    def choose_model(self):
+        """Opens the `OpenModelDialog` (window-modal); returns it."""
+        models = self.context.models
+        dialog = OpenModelDialog(self.context.file_dialogs, models.recent_sources(), self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.chosen.connect(self.open_model)
+        dialog.open()
+        return dialog
 
     @Slot()
     def _choose_model_file(self):
@@ -358,11 +361,11 @@ class MainWindow(QMainWindow):
                 self.recent_menu.addAction(name, lambda name=name: self.open_model(name))
 
     def dragEnterEvent(self, event):
-        if _dropped_model(event.mimeData()) is not None:
+        if dropped_model(event.mimeData()) is not None:
             event.acceptProposedAction()
 
     def dropEvent(self, event):
-        model = _dropped_model(event.mimeData())
+        model = dropped_model(event.mimeData())
         if model is not None:
             self.open_model(model)
             event.acceptProposedAction()
@@ -387,13 +390,3 @@ class MainWindow(QMainWindow):
         self.context.stop_all(CLOSE_TIMEOUT_MS)
         event.accept()
 
-
-def _dropped_model(mime_data):
-    """The first dropped folder or `.keras` file, or None."""
-    if not mime_data.hasUrls():
-        return None
-    for url in mime_data.urls():
-        path = pathlib.Path(url.toLocalFile())
-        if url.isLocalFile() and (path.is_dir() or path.suffix.lower() == ".keras"):
-            return path
-    return None

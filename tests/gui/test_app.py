@@ -158,6 +158,8 @@ def test_every_file_dialog_opens_in_the_last_folder_kept_in_the_settings(
 ):
     from PySide6.QtWidgets import QFileDialog
 
+    from kbert_gui.window.open_model_dialog import OpenModelDialog
+
     context = make_context(tmp_path)
     folders = {}
     for kind in ("models", "data", "runs", "passages"):
@@ -183,8 +185,12 @@ def test_every_file_dialog_opens_in_the_last_folder_kept_in_the_settings(
     ]
     for button in buttons:
         button.click()
+    # File ▸ Open model…: its dialog's Folder… and File… buttons.
     window.open_action.trigger()
-    kinds = ["models", "data", "data", "runs", "passages", "models"]
+    (dialog,) = window.findChildren(OpenModelDialog)
+    dialog.folder_button.click()
+    dialog.file_button.click()
+    kinds = ["models", "data", "data", "runs", "passages", "models", "models"]
     assert started == [str(folders[kind]) for kind in kinds]
     stop_context(window.context)
 
