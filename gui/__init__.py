@@ -28,3 +28,6 @@ DEFAULT_PRESET = "demo"
 BUNDLED_CLASSIFIER = "demo-spam"
 # How a warning's link names a model to open: `<a href="model:demo-spam">`.
 MODEL_LINK_PREFIX = "model:"
+# How a warning's link asks for a fine-tuning task: `<a href="fine-tune:qa">` shows the
+# fine-tuning tab set to that task (a kbert task name).
+FINE_TUNING_LINK_PREFIX = "fine-tune:"

@@ -3,7 +3,6 @@
 import datetime
 import itertools
 import pathlib
-import re
 
 from PySide6.QtCore import QObject
 from PySide6.QtCore import QTimer
@@ -21,6 +20,7 @@ from kbert_gui.fine_tuning.fine_tuning_tasks import DATA_HELP
 from kbert_gui.fine_tuning.fine_tuning_tasks import OPEN_TAB
 from kbert_gui.fine_tuning.fine_tuning_tasks import TASKS
 from kbert_gui.fine_tuning.hyperparameter_form import describe_config
+from kbert_gui.fine_tuning.start_problem import folder_beside
 from kbert_gui.services.latest_request_runner import LatestRequestRunner
 from kbert_gui.fine_tuning.training_data_preview import DATA_KINDS
 from kbert_gui.fine_tuning.training_data_preview import TrainingDataPreview
@@ -88,6 +88,7 @@ class FineTuningSetupController(QObject):
         panel.output_edit.textChanged.connect(self.setup_changed)
 
         context.models.source_changed.connect(self._show_source)
+        context.fine_tuning_requested.connect(self._task_requested)
         # The device count comes with the environment, read off the UI thread once
         # Keras has loaded (counting devices imports the backend).
         context.environment_ready.connect(self._show_devices)
@@ -113,6 +114,13 @@ class FineTuningSetupController(QObject):
             self._task_chosen()
         else:
             self.panel.task_box.setCurrentIndex(index)
+
+    @Slot(str)
+    def _task_requested(self, task_name):
+        # Another tab's link ("fine-tune this model for question answering"); a run
+        # in progress keeps its form.
+        if not self._locked and task_name in TASKS:
+            self.set_task(task_name)
 
     def _task_chosen(self):
         panel = self.panel
@@ -169,13 +177,8 @@ class FineTuningSetupController(QObject):
         if self._output_is_default:
             self._set_default_output()
         else:
-            current = pathlib.Path(self.panel.output_edit.text().strip()).expanduser()
-            stem = re.sub(r"-\d+$", "", current.name)
-            for number in itertools.count(2):
-                candidate = current.with_name(f"{stem}-{number}")
-                if not candidate.exists():
-                    break
-            self.panel.output_edit.setText(str(candidate))
+            beside = folder_beside(self.panel.output_edit.text().strip())
+            self.panel.output_edit.setText(str(beside))
         return self.panel.output_edit.text()
 
     def restore(self, record):

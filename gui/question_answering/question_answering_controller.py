@@ -4,6 +4,7 @@ The widgets are in `question_answering_panel`, the texts in `question_answering_
 the work of a worker in `answer_report`.
 """
 
+import html
 import pathlib
 
 from PySide6.QtCore import QObject
@@ -28,6 +29,8 @@ from kbert_gui.question_answering.question_answering_format import shading_legen
 from kbert_gui.question_answering.question_answering_format import slider_threshold
 from kbert_gui.services.export_files import data_actions
 from kbert_gui.services.latest_request_runner import LatestRequestRunner
+from kbert_gui.services.model_description import short_name
+from kbert_gui.tab_key import TabKey
 from kbert_gui.widgets import style
 
 # Pause after the last keystroke before answering as you type.
@@ -83,7 +86,9 @@ class QuestionAnsweringController(QObject):
         for shortcut in panel.answer_shortcuts:
             shortcut.activated.connect(self.answer_now)
         panel.open_file_button.clicked.connect(self.open_text_file)
-        panel.head_warning.linkActivated.connect(self._open_tab)
+        panel.head_warning.linkActivated.connect(
+            lambda href: context.follow_link(href, TabKey.QUESTION_ANSWERING)
+        )
         panel.question_edit.textEdited.connect(self._schedule_live_answer)
         panel.question_edit.textChanged.connect(self._clear_input_problem)
         panel.passage_view.textChanged.connect(self._on_passage_changed)
@@ -207,7 +212,7 @@ class QuestionAnsweringController(QObject):
         self._checked_source = request.source
         self._has_results = True
         self._report = report
-        self._show_head_warning(report.freshly_initialized_heads)
+        self._show_head_warning(request.source, report.freshly_initialized_heads)
         self.panel.answers_model.set_answers(result.answers or report.best_spans)
         self.panel.passage_view.clear_answer()
         if report.shading is not None:
@@ -269,10 +274,11 @@ class QuestionAnsweringController(QObject):
                 answer.start, answer.end, scroll=self._scroll_on_select
             )
 
-    def _show_head_warning(self, freshly_initialized_heads):
+    def _show_head_warning(self, source, freshly_initialized_heads):
         warning = self.panel.head_warning
         if freshly_initialized_heads:
-            warning.show_warning(UNTRAINED_HEAD_WARNING)
+            name = html.escape(short_name(source), quote=False)
+            warning.show_warning(UNTRAINED_HEAD_WARNING.format(name=name))
             warning.setToolTip(fresh_heads_tooltip(freshly_initialized_heads))
         else:
             warning.clear_warning()
@@ -328,10 +334,6 @@ class QuestionAnsweringController(QObject):
             self._check_model()
         self._schedule_live_answer()
 
-    @Slot(str)
-    def _open_tab(self, key):
-        self.context.tab_requested.emit(key)
-
     def tab_shown(self):
         """Checks the model's QA head when the tab shows a model it has not checked."""
         if self._checked_source != self.context.models.source:
@@ -349,7 +351,7 @@ class QuestionAnsweringController(QObject):
     def _on_model_checked(self, checked):
         source, freshly_initialized_heads = checked
         if source == self.context.models.source:
-            self._show_head_warning(freshly_initialized_heads)
+            self._show_head_warning(source, freshly_initialized_heads)
 
 
 def _load_model(worker, models, source):

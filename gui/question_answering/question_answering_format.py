@@ -4,7 +4,7 @@ Pure functions of kbert's `AnswerResult` and `AnswerSpan` values, no Qt, so that
 line the tab shows can be checked on its own.
 """
 
-from kbert_gui.tab_key import TabKey
+from kbert_gui import FINE_TUNING_LINK_PREFIX
 from kbert_gui.widgets import style
 from kbert_gui.widgets.probability_text import probability_text
 
@@ -14,9 +14,11 @@ MAX_PASSAGE_BYTES = 1_000_000
 # The null-threshold slider moves in tenths over [-20, 20].
 THRESHOLD_STEPS_PER_UNIT = 10
 THRESHOLD_LIMIT = 20
+# One line: what to open, or how to fine-tune (the link sets the fine-tuning task).
 UNTRAINED_HEAD_WARNING = (
-    "This model has no trained QA head: fine-tune it on SQuAD-style data first "
-    f"({TabKey.FINE_TUNING.link}, task “question answering”); answers are random."
+    "{name} has no trained QA head, so its answers are random: open a model fine-tuned "
+    "for question answering (File ▸ Open model…), or "
+    f'<a href="{FINE_TUNING_LINK_PREFIX}qa">fine-tune it on SQuAD-style data</a>.'
 )
 
 

@@ -3,6 +3,7 @@
 from PySide6.QtCore import QObject
 from PySide6.QtCore import Signal
 
+from kbert_gui import FINE_TUNING_LINK_PREFIX
 from kbert_gui import MODEL_LINK_PREFIX
 from kbert_gui.services.environment_info import EnvironmentInfo
 from kbert_gui.services.file_dialogs import FileDialogs
@@ -11,6 +12,7 @@ from kbert_gui.services.model_opener import ModelOpener
 from kbert_gui.services.model_store import ModelStore
 from kbert_gui.services.worker import Worker
 from kbert_gui.services.worker_pool import WorkerPool
+from kbert_gui.tab_key import TabKey
 
 
 class AppContext(QObject):
@@ -32,6 +34,8 @@ class AppContext(QObject):
         status_message(str): a line for the status bar.
         environment_ready(str): the backend and device in words, once Keras has loaded.
         tab_requested(str): a tab asks the window to show the tab with this `key`.
+        fine_tuning_requested(str): a tab asks the fine-tuning tab to set up this task
+            (a kbert task name, e.g. "qa"); `tab_requested` follows.
 
     Args:
         models: the `ModelStore`; default a new one on the `demo` preset.
@@ -41,6 +45,7 @@ class AppContext(QObject):
     status_message = Signal(str)
     environment_ready = Signal(str)
     tab_requested = Signal(str)
+    fine_tuning_requested = Signal(str)
 
     def __init__(self, models=None, parent=None):
         super().__init__(parent)
@@ -68,9 +73,13 @@ class AppContext(QObject):
 
     def follow_link(self, href, tab_key):
         """Follows a link of a tab's warning: `model:NAME` opens the model NAME in the tab
-        `tab_key`; any other href is a tab's key (`TabKey`) and shows that tab."""
+        `tab_key`; `fine-tune:TASK` shows the fine-tuning tab set to the task TASK; any
+        other href is a tab's key (`TabKey`) and shows that tab."""
         if href.startswith(MODEL_LINK_PREFIX):
             self.open_model(href[len(MODEL_LINK_PREFIX):], tab_key)
+        elif href.startswith(FINE_TUNING_LINK_PREFIX):
+            self.fine_tuning_requested.emit(href[len(FINE_TUNING_LINK_PREFIX):])
+            self.tab_requested.emit(TabKey.FINE_TUNING)
         else:
             self.tab_requested.emit(href)
 

@@ -357,7 +357,7 @@ def test_an_untrained_qa_head_is_flagged_and_the_tab_follows_the_model(qtbot, op
     assert "no trained QA head" in tab.head_warning.text()
     assert "answers are random" in tab.head_warning.text()
     with qtbot.waitSignal(tab.context.tab_requested) as blocker:
-        tab.head_warning.linkActivated.emit(TabKey.FINE_TUNING.value)
+        tab.head_warning.linkActivated.emit("fine-tune:qa")
     assert blocker.args == [TabKey.FINE_TUNING]
 
     tab.passage_view.set_passage(PASSAGE)
