@@ -28,6 +28,7 @@ from kbert_gui.fine_tuning.fine_tuning_tasks import OPEN_TAB
 from kbert_gui.fine_tuning.resume_check import ResumeCheck
 from kbert_gui.fine_tuning.resume_checker import ResumeChecker
 from kbert_gui.fine_tuning.start_problem import USE_SETUP_LINK
+from kbert_gui.fine_tuning.start_problem import new_run_folder
 from kbert_gui.fine_tuning.start_problem import resume_note
 from kbert_gui.fine_tuning.start_problem import start_problem
 from kbert_gui.fine_tuning.training_data_preview import DATA_KINDS
@@ -49,11 +50,11 @@ class FineTuningRunController(QObject):
     task, data and model (`resume_checker`'s `ResumeCheck`, made in a worker) and a form
     Start would take (`start_problem`); otherwise one sentence says why, with "Use its
     setup" where the folder has the app's `RunRecord`. Resuming continues with the run's
-    own settings. A run folder of an earlier session shows its curves, scores and log
-    from that record as soon as it is chosen, and a form without a training file takes
-    the run's setup. A run that fails in a folder it had to itself moves the form on to a
-    fresh folder, so the next Start is not refused. "Open in …" makes the saved model
-    the app's model and shows the tab that uses it.
+    own settings. A run folder of an earlier session shows its curves, scores and log from
+    that record once chosen, and a form without a training file takes the run's setup,
+    once. Start begins beside a folder holding a run that does not fit the form, and a run
+    that fails in a folder it had to itself moves the form on to a fresh folder. "Open in
+    …" makes the saved model the app's model and shows the tab that uses it.
 
     Signals:
         training_event(object): every progress event of the running job (see
@@ -138,6 +139,9 @@ class FineTuningRunController(QObject):
         if problem:
             panel.error_banner.show_error(problem)
             return
+        if not resume and (beside := new_run_folder(self.resume_checker)) is not None:
+            output = str(beside)  # another run's folder: begins beside it, as the note says
+            self.setup.set_output_folder(beside)
         folder = pathlib.Path(output).expanduser()
         run = (task, str(folder))
         record = None
@@ -234,9 +238,7 @@ class FineTuningRunController(QObject):
         check = self.resume_checker.check
         current = self.resume_checker.is_current(check)
         # Resume is on only where it would run: the checkpoint fits and the form is complete.
-        problem = None
-        if current and check.has_checkpoint:
-            problem = self._problem(resume=True)
+        problem = self._problem(resume=True) if current and check.has_checkpoint else None
         resumable = current and check.compatible and problem is None
         self.panel.start_button.setEnabled(ready)
         self.panel.resume_button.setEnabled(ready and resumable)
@@ -270,9 +272,10 @@ class FineTuningRunController(QObject):
         if self._running or not self.resume_checker.is_current(check) or check.record is None:
             return
         shown_here = self._last_run is not None and self._last_run[1] == check.folder
-        if self._shown_record != check.folder and not shown_here:
-            self._shown_record = check.folder
-            self.view.show_earlier_run(check.record)
+        if self._shown_record == check.folder or shown_here:
+            return  # shown already: what the user chose since (another task, no file) stays
+        self._shown_record = check.folder
+        self.view.show_earlier_run(check.record)
         if not self.panel.train_file_edit.text().strip():
             # The model stays the window's: a run of another one says so, with the link.
             self.setup.restore(check.record)

@@ -1,7 +1,9 @@
 """Why the fine-tuning form cannot start (or resume) a run now, in one sentence."""
 
 import html
+import itertools
 import pathlib
+import re
 
 from kbert.finetuning.search_folder import JOURNAL_FILE as SEARCH_JOURNAL
 from kbert_gui.fine_tuning.column_mapping_form import CHOOSE_LABEL
@@ -15,6 +17,28 @@ USE_SETUP_LINK = "use-setup"
 def holds_search(output):
     """Whether the run folder `output` holds a search (its Optuna journal)."""
     return bool(output) and (pathlib.Path(output).expanduser() / SEARCH_JOURNAL).is_file()
+
+
+def folder_beside(folder):
+    """The first of "name-2", "name-3", ... beside `folder` that does not exist."""
+    folder = pathlib.Path(folder).expanduser()
+    stem = re.sub(r"-\d+$", "", folder.name)
+    for number in itertools.count(2):
+        candidate = folder.with_name(f"{stem}-{number}")
+        if not candidate.exists():
+            return candidate
+
+
+def new_run_folder(resume_checker):
+    """Where Start puts a new run instead of the run folder, or None for the folder itself.
+
+    A folder holding another run (a checkpoint that does not fit the form: another
+    task, data or model) is that run's; Start leaves it as it is and begins beside it.
+    """
+    check = resume_checker.check
+    if resume_checker.is_current(check) and check.has_checkpoint and check.differences:
+        return folder_beside(check.folder)
+    return None
 
 
 def start_problem(panel, setup, resume_checker, task, train, output, resume):
@@ -61,6 +85,8 @@ def start_problem(panel, setup, resume_checker, task, train, output, resume):
         )
     if not resume and folder.is_dir() and any(folder.iterdir()):
         if resume_checker.has_checkpoint():
+            if new_run_folder(resume_checker) is not None:
+                return None  # another run's folder: Start begins beside it
             return (
                 f"The run folder {folder} is not empty: it holds a run, which Resume "
                 "continues; for a new run, choose an empty folder."
@@ -98,6 +124,8 @@ def resume_note(panel, check, problem):
         problem: why Resume would be refused (`start_problem`), or None.
     """
     note = check.sentence()
+    if note:
+        note += f" Start begins a new run in {folder_beside(check.folder)}."
     if not note and holds_search(panel.output_edit.text().strip()):
         searching = panel.search_form.kind() != SINGLE_RUN
         note = "This folder holds a search: " + (
