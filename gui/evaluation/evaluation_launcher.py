@@ -1,21 +1,26 @@
 """Computes an evaluation in a worker and opens its browser when it is ready."""
 
+import pathlib
+
 from PySide6.QtCore import QObject
 from PySide6.QtCore import Signal
 
 from kbert_gui.evaluation.evaluate_file_dialog import EvaluateFileDialog
 from kbert_gui.evaluation.evaluation_browser import EvaluationBrowser
+from kbert_gui.services.model_description import short_name
 
 
 class EvaluationLauncher(QObject):
     """Runs `EvaluationRequest`s on the inference pool and shows each result's browser.
 
     The UI thread only queues the work and, when the rows come, fills a table model
-    (no widget per row), so the window answers throughout.
+    (no widget per row), so the window answers throughout. A model without the task's
+    head is refused first, in the app's words (what to fine-tune or open instead).
 
     Signals:
         browser_opened(object): an `EvaluationBrowser` is shown.
-        failed(str): an evaluation failed, in one sentence (also on the status line).
+        failed(str): an evaluation failed, in one sentence (the window shows it until
+            dismissed).
 
     Args:
         context: the `AppContext`.
@@ -43,7 +48,7 @@ class EvaluationLauncher(QObject):
     def evaluate(self, request):
         """Queues `request` (an `EvaluationRequest`); returns its `Worker`."""
         self.context.status_message.emit(f"Evaluating {request.title}…")
-        self.worker = self.context.run_inference(request.run, self.context.models)
+        self.worker = self.context.run_inference(_evaluate, request, self.context.models)
         self.worker.signals.result.connect(lambda predictions: self._show(request, predictions))
         self.worker.signals.error.connect(self._fail)
         return self.worker
@@ -62,3 +67,27 @@ class EvaluationLauncher(QObject):
     def _fail(self, message):
         self.context.status_message.emit(f"Evaluation failed: {message}")
         self.failed.emit(message)
+
+
+def _evaluate(worker, request, models):
+    """Worker: the request's `EvaluationPredictions`, after checking the model's head."""
+    from kbert.finetuning.task_specs import task_spec
+
+    spec = task_spec(request.task)
+    if not spec.runs_pretraining:
+        description = models.describe(request.source)
+        if description.class_name != spec.head:
+            raise ValueError(missing_head_message(description, spec.title, request.data_path))
+    return request.run(worker, models)
+
+
+def missing_head_message(description, task_title, data_path):
+    """Why a model (its `ModelDescription`) without the task's head cannot be evaluated,
+    and what to do instead, in one sentence."""
+    task = task_title[0].lower() + task_title[1:]
+    return (
+        f"{short_name(description.source)} ({description.kind}) has no {task} head, so it "
+        f"cannot be evaluated on {pathlib.Path(data_path).name}: fine-tune it for {task} "
+        "in the Fine-tuning tab and evaluate the model the run saves, or open a model "
+        "fine-tuned for it (File ▸ Open model…)."
+    )

@@ -187,6 +187,7 @@ class MainWindow(QMainWindow):
         self.file_menu.addAction(self.open_file_action)
         self.file_menu.addMenu(self.recent_menu)
         self.evaluation = EvaluationLauncher(self.context, self)
+        self.evaluation.failed.connect(self._evaluation_failed)
         self.evaluate_action = self.file_menu.addAction("E&valuate…", self.evaluation.ask)
         self.export_menu = self.file_menu.addMenu("&Export")
         self.file_menu.addSeparator()
@@ -323,6 +324,11 @@ class MainWindow(QMainWindow):
             text = f"Cannot open {source}: {message} The model is still {short_name(current)}."
         self.error_banner.show_error(text)
         self._show_status(f"Could not open {source}.")
+
+    @Slot(str)
+    def _evaluation_failed(self, message):
+        # In the banner, whole and until dismissed (the status line clipped it and let go).
+        self.error_banner.show_error(f"Evaluation failed: {message}")
 
     def _show_model_name(self, name, tooltip):
         self.model_label.setText(name)

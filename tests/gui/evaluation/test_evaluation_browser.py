@@ -163,7 +163,7 @@ def test_a_model_without_the_task_head_is_refused_in_one_sentence(qtbot, tmp_pat
     try:
         with qtbot.waitSignal(launcher.failed, timeout=120000) as failed:
             launcher.evaluate(request)
-        assert "has no BertClassifier head" in failed.args[0]
+        assert "has no text classification head" in failed.args[0]
         assert "\n" not in failed.args[0]
     finally:
         stop_context(context)
