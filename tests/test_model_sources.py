@@ -206,7 +206,7 @@ def test_unknown_sources_say_what_they_are_not_and_the_forms_in_three_lines(tmp_
         resolve_preset("bert-tiny-uncasd")
     message = str(error.value)
     assert message.count("\n") <= 2, message
-    assert "not a built-in preset (demo, demo-tiny)" in message
+    assert "not a built-in preset (demo, demo-spam, demo-tiny)" in message
     assert "Did you mean: bert-tiny-uncased" in message
     for form in ("hf://owner/name", "kaggle://", "kbert preset folder", "checkpoint folder"):
         assert form in message

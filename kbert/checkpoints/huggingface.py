@@ -50,7 +50,7 @@ from kbert.checkpoints.tokenizer_files import vocabulary_text
 from kbert.checkpoints.weight_map import SAME
 from kbert.checkpoints.weight_map import TRANSPOSED
 from kbert.checkpoints.weight_map import WeightMap
-from kbert.files.atomic_write import check_free_space
+from kbert.files.atomic_write import atomic_path
 from kbert.files.atomic_write import raise_if_disk_full
 from kbert.files.atomic_write import write_json_atomically
 from kbert.files.atomic_write import write_text_atomically
@@ -305,13 +305,15 @@ def write_huggingface(data, folder):
 
 
 def _save_safetensors(tensors, path):
-    """`safetensors.numpy.save_file` with a free-space check and a plain disk-full error."""
+    """`safetensors.numpy.save_file` through `atomic_path`: a free-space check, a plain
+    disk-full error and the umask's file mode."""
     from safetensors import SafetensorError
     from safetensors.numpy import save_file
 
-    check_free_space(path.parent, sum(array.nbytes for array in tensors.values()), path)
-    try:
-        save_file(tensors, path, metadata={"format": "pt"})
-    except (SafetensorError, OSError) as error:
-        raise_if_disk_full(error, path)
-        raise OSError(f"Could not write {str(path)!r}: {error}") from None
+    nbytes = sum(array.nbytes for array in tensors.values())
+    with atomic_path(path, expected_bytes=nbytes) as temporary:
+        try:
+            save_file(tensors, temporary, metadata={"format": "pt"})
+        except (SafetensorError, OSError) as error:
+            raise_if_disk_full(error, path)
+            raise OSError(f"Could not write {str(path)!r}: {error}") from None

@@ -55,8 +55,12 @@ class NamedCheckpoint:
 
 
 def _entry(name, description, huggingface_id, keras_hub_preset=None, aliases=()):
+    # keras-hub's preset name is an alias too: its weights are the same published ones
+    # (converted from Google's checkpoints), so `from_preset("bert_base_en_uncased")`
+    # works as keras-hub users type it.
     handle = f"keras/bert/keras/{keras_hub_preset}/3" if keras_hub_preset else None
-    return NamedCheckpoint(name, description, huggingface_id, handle, tuple(aliases))
+    aliases = (*aliases, keras_hub_preset) if keras_hub_preset else tuple(aliases)
+    return NamedCheckpoint(name, description, huggingface_id, handle, aliases)
 
 
 # Google's 24 smaller BERTs (Turc et al., 2019, "Well-Read Students Learn Better"): every

@@ -115,6 +115,7 @@ def atomic_path(path, expected_bytes=None):
     try:
         yield temporary
         _refuse_link(temporary, path)
+        _give_umask_mode(temporary)
         fsync_file(temporary)
         os.replace(temporary, path)
         fsync_directory(path.parent)
@@ -151,6 +152,33 @@ def _refuse_link(temporary, path):
         raise FileRefusedError(
             path, f"its temporary {temporary.name!r} was replaced while written", "write"
         )
+
+
+def umask_file_mode():
+    """The mode a new file gets from `open`: 0o666 less the process's umask (0o644 for 022)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return 0o666 & ~int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    # Elsewhere the umask can only be read by setting it; put back at once.
+    umask = os.umask(0o022)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
+def _give_umask_mode(temporary):
+    """Gives `temporary` the umask's mode: a writing library may have replaced it with a
+    file of its own, owner-only (safetensors writes through a 0600 temporary of its own)."""
+    if not hasattr(os, "fchmod"):
+        return  # Windows: no POSIX modes to give.
+    descriptor = os.open(temporary, os.O_RDONLY | _NO_FOLLOW | _CLOEXEC)
+    try:
+        os.fchmod(descriptor, umask_file_mode())
+    finally:
+        os.close(descriptor)
 
 
 def open_for_writing(path):

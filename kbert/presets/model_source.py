@@ -309,7 +309,13 @@ def _unknown_source_message(source, path):
         # Written as a path: the folder is what is missing, not a name.
         return "\n".join([f"No model at {text!r}: there is no such folder.", forms])
     names = sorted(set(BUILTIN_PRESETS) | set(NAMED_CHECKPOINTS) | set(CHECKPOINT_ALIASES))
-    close = difflib.get_close_matches(text, names, n=3, cutoff=0.6)
+    # An alias that comes close is named by kbert's own name, e.g. keras-hub's fine-tuned
+    # "bert_tiny_en_uncased_sst2" -> "bert-tiny-uncased (bert_tiny_en_uncased)".
+    close = []
+    for name in difflib.get_close_matches(text, names, n=3, cutoff=0.6):
+        own = CHECKPOINT_ALIASES[name].name if name in CHECKPOINT_ALIASES else name
+        if not any(suggested.split(" (")[0] == own for suggested in close):
+            close.append(own if own == name else f"{own} ({name})")
     lines = [
         f"Unknown preset {source!r}: there is no folder {str(path.absolute())!r}, and it is "
         f"not a built-in preset ({builtin}) or a published checkpoint name."
