@@ -330,7 +330,8 @@ class FineTuningRunController(QObject):
         self.result = result
         if result.preset_path is not None:
             self.context.models.forget(str(result.preset_path))
-        self.view.show_result(result, self.job.task_name)
+        show = self.view.show_cancelled if result.status == "cancelled" else self.view.show_result
+        show(result, self.job.task_name)
         self._finished_status = result.status
 
     @Slot(str)
@@ -340,11 +341,10 @@ class FineTuningRunController(QObject):
 
     @Slot()
     def _on_cancelled(self):
-        if self.result is not None and self.result.status != "cancelled":
-            # The run ended on its own before it saw the request.
+        if self.result is not None:  # it may have ended on its own before it saw the request
             self._on_result(self.result)
             return
-        self.view.show_cancelled(self.result.global_step if self.result is not None else None)
+        self.view.show_cancelled(None, self.job.task_name)
         self._finished_status = "cancelled"
 
     @Slot()

@@ -215,21 +215,28 @@ class FineTuningRunView(QObject):
             heading, summary = status_heading(result.status), result_summary(result)
         panel.status_label.setText(f"{heading}: {summary}.")
         panel.eta_label.setText("")
-        if preset is not None:
-            panel.preset_label.setText(f"Saved model: {preset}")
-            panel.preset_label.setToolTip(str(preset))
-            panel.set_open_target(OPEN_TAB[task])
-            panel.open_model_button.setEnabled(True)
+        self._show_saved_model(preset, task, "Saved model")
         self.append_log(f"— {heading}: {summary}. Model: {preset}")
+
+    def _show_saved_model(self, preset, task, heading):
+        """Names the saved model (None: none) and offers to open it in its tab."""
+        if preset is not None:
+            self.panel.preset_label.setText(f"{heading}: {preset}")
+            self.panel.preset_label.setToolTip(str(preset))
+            self.panel.set_open_target(OPEN_TAB[task])
+            self.panel.open_model_button.setEnabled(True)
 
     def show_error(self, message):
         self.panel.error_banner.show_error(message)
         self.panel.status_label.setText("Failed: see the message above.")
         self.append_log(f"ERROR: {message}")
 
-    def show_cancelled(self, global_step):
-        """The run stopped at a cancel after `global_step` steps (None: before any)."""
-        cancelled = cancelled_line(global_step)
+    def show_cancelled(self, result, task):
+        """The run of `task` stopped at a cancel: `result` (None: before any step) has
+        its steps and the best model its finished epochs saved, which can be opened."""
+        cancelled = cancelled_line(result.global_step if result is not None else None)
+        if result is not None:
+            self._show_saved_model(result.preset_path, task, "Best model saved before the cancel")
         if self.search.active:
             cancelled = self.search.cancelled_line()
             self.panel.status_label.setText(f"{cancelled}. Start continues it in this folder.")
