@@ -98,11 +98,9 @@ class FineTuningRunController(QObject):
         self._update_buttons()
 
     def _connect_panel(self, panel, context, setup):
-        self.cancel_shortcut = QShortcut(
-            QKeySequence(Qt.Key.Key_Escape),
-            panel,
-            context=Qt.ShortcutContext.WidgetWithChildrenShortcut,
-        )
+        in_tab = Qt.ShortcutContext.WidgetWithChildrenShortcut
+        self.cancel_shortcut = QShortcut(QKeySequence(Qt.Key.Key_Escape), panel, context=in_tab)
+        self.cancel_shortcut.setWhatsThis("Cancel the run (asks first)")
         self.cancel_shortcut.activated.connect(self.cancel_with_confirmation)
         panel.start_button.clicked.connect(self.start)
         panel.resume_button.clicked.connect(self.resume)

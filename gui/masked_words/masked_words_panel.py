@@ -79,6 +79,7 @@ class MaskedWordsPanel(QWidget):
         self.insert_mask_shortcut = QShortcut(
             QKeySequence("Ctrl+M"), self, context=Qt.ShortcutContext.WidgetWithChildrenShortcut
         )
+        self.insert_mask_shortcut.setWhatsThis("Insert [MASK] at the cursor")
         self.insert_mask_shortcut.activated.connect(self.editor.insert_mask)
         self.top_k_spin = QSpinBox()
         self.top_k_spin.setObjectName("topKSpinBox")

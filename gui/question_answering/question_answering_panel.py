@@ -59,6 +59,7 @@ class QuestionAnsweringPanel(QWidget):
         for keys in ("Ctrl+Return", "Ctrl+Enter"):
             shortcut = QShortcut(QKeySequence(keys), self)
             shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+            shortcut.setWhatsThis("Answer the question from the passage")
             self.answer_shortcuts.append(shortcut)
         self.allow_no_answer_check.toggled.connect(self.null_threshold_slider.setEnabled)
         self.null_threshold_slider.valueChanged.connect(self._show_threshold)

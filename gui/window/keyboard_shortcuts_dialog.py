@@ -4,6 +4,7 @@ from PySide6.QtGui import QKeySequence
 from PySide6.QtGui import QShortcut
 from PySide6.QtGui import QStandardItem
 from PySide6.QtGui import QStandardItemModel
+from PySide6.QtWidgets import QAbstractButton
 from PySide6.QtWidgets import QAbstractItemView
 from PySide6.QtWidgets import QDialog
 from PySide6.QtWidgets import QDialogButtonBox
@@ -19,7 +20,8 @@ class KeyboardShortcutsDialog(QDialog):
 
     The menus' actions give their menu, their text and their shortcut; each tab's
     `QShortcut`s give the tab, their `whatsThis()` (or, without one, the tooltip of
-    the widget they belong to) and their keys. Nothing is listed by hand, so the table
+    the widget they belong to) and their keys, and its buttons with a shortcut of their
+    own give their text. Nothing is listed by hand, so the table
     cannot drift from what the keys do.
 
     Args:
@@ -53,7 +55,8 @@ class KeyboardShortcutsDialog(QDialog):
 
 
 def shortcut_rows(menus, tabs):
-    """`(where, what, keys)` for every action with a shortcut and every tab `QShortcut`."""
+    """`(where, what, keys)` for every action with a shortcut, every tab `QShortcut` and
+    every tab button with a shortcut."""
     rows = []
     for menu in menus:
         for action in _actions(menu):
@@ -66,6 +69,10 @@ def shortcut_rows(menus, tabs):
             parent = shortcut.parent()
             what = shortcut.whatsThis() or (parent.toolTip() if parent is not widget else "")
             rows.append((_plain(title), what or "(in this tab)", keys))
+        for button in widget.findChildren(QAbstractButton):
+            keys = button.shortcut().toString(QKeySequence.SequenceFormat.NativeText)
+            if keys:  # a button's own shortcut ("Start", Ctrl+Return)
+                rows.append((_plain(title), _plain(button.text()), keys))
     return rows
 
 

@@ -37,9 +37,10 @@ class OpenModelDialog(QDialog):
     built-in, published and recent names); "Folder…" and "File…" choose a preset or
     checkpoint folder or a `.keras` file and open it at once; the list holds the recent
     models, then the built-in and the published ones with what they are (a click puts
-    one in the field, a double click or Enter opens it). What cannot name a model (an unknown name, a path
-    that is not there) gets one line in the dialog, which stays open; what can is
-    handed on through `chosen`, and the window's `ModelOpener` checks it in a worker.
+    one in the field, a double click or Enter opens it). What cannot name a model (an
+    unknown name, a path that is not there) gets one line in the dialog, which stays
+    open; what can is handed on through `chosen`, and the window's `ModelOpener` checks
+    it in a worker.
 
     Signals:
         chosen(str): the model source to open.
