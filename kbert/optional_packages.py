@@ -20,7 +20,7 @@ EXTRAS = {
     "tf2onnx": ("tf2onnx (ONNX export)", "onnx"),
 }
 # What ONNX export imports (`kbert.inference.onnx_export`), found without importing it.
-ONNX_EXPORT_MODULES = ("onnx", "tf2onnx", "tensorflow")
+ONNX_EXPORT_MODULES = ("onnx",)
 
 
 def missing_extra_message(error):

@@ -22,6 +22,16 @@ def _reset_keras_state():
 
 
 @pytest.fixture(autouse=True)
+def _auto_engine_on_keras(monkeypatch):
+    # On a CPU, engine="auto" takes ONNX Runtime from the first call, making the graph in
+    # the user's kbert cache; the tests of everything else watch the Keras model's calls.
+    # The tests of "auto" itself set it back (test_auto_engine, test_inference_engines).
+    from kbert.inference import inference_engine
+
+    monkeypatch.setattr(inference_engine, "AUTO_PREFERS_ONNX_RUNTIME", False)
+
+
+@pytest.fixture(autouse=True)
 def _collect_garbage_on_the_ui_thread(request):
     # As the app does (kbert_gui.services.main_thread_garbage_collector): a collection in
     # a worker thread that frees Qt objects crashes PySide, so Qt tests collect on the UI

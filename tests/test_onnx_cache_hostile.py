@@ -65,8 +65,8 @@ def test_a_graph_replaced_by_another_is_made_again_not_run(classifier, cache, ex
 
 @pytest.mark.skipif(keras.config.backend() == "tensorflow",
                     reason="on TensorFlow 'auto' runs Keras whatever the cache holds")
-def test_auto_removes_a_replaced_graph_and_runs_keras(classifier, cache, exports, monkeypatch,
-                                                      caplog):
+def test_auto_refuses_a_replaced_graph_and_makes_it_again(classifier, cache, exports,
+                                                         monkeypatch, caplog):
     monkeypatch.setattr(inference_engine, "AUTO_PREFERS_ONNX_RUNTIME", True)
     monkeypatch.setattr(inference_engine, "on_cpu", lambda: True)
     first_use(classifier)
@@ -74,10 +74,11 @@ def test_auto_removes_a_replaced_graph_and_runs_keras(classifier, cache, exports
     assert inference_engine.engine_model(classifier) is not classifier  # the cached graph
     graph = plant(classifier, PLANTED_GRAPH, recorded=False)
     inference_engine._ENGINES.pop(classifier, None)
-    assert classifier.classify("the cat sat") == classifier.classify("the cat sat",
-                                                                     engine="keras")
-    assert not os.path.lexists(graph) and len(exports.paths) == 1  # "auto" never exports
-    assert "it is removed, and Keras runs instead" in caplog.text
+    assert classifier.classify("the cat sat").label == "c"  # not the planted graph's "a"
+    assert len(exports.paths) == 2  # a small model's graph is made before it answers
+    assert_recorded(classifier, KBERT_GRAPH)
+    assert f"The cached ONNX graph {str(graph)!r} is not the one kbert wrote" in caplog.text
+    assert "it is made again" in caplog.text
 
 
 def test_a_linked_graph_is_never_read(classifier, cache, exports, tmp_path):

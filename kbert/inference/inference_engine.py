@@ -18,22 +18,27 @@ its weights stay the same objects (on TensorFlow, whose variables change in plac
 is taken on each call).
 
 "auto" picks ONNX Runtime where it was measured faster (`AUTO_PREFERS_ONNX_RUNTIME`,
-benchmarks/NOTES.md section 8), on a CPU, when onnxruntime is installed and the model's
-graph is already in the cache, on JAX and PyTorch (on TensorFlow, telling whether the
-cached graph is still the model's would take a checksum of every weight on every call);
-else Keras. It never exports on its own: the export runs
-TensorFlow in a child process (seconds for a small model, minutes at BERT-base), which
-no first prediction should wait for. One call with `engine="onnxruntime"` (`--engine
-onnxruntime` on the command line) makes the graph; every later "auto" call on the same
-weights, in any process, runs it; where that graph is not as recorded, "auto" removes it
-with a warning and runs Keras. When onnxruntime is missing, "auto" says so in one DEBUG
-line (once per process: the light install lacks it by design) and runs Keras;
-"onnxruntime" raises, naming the extra.
+benchmarks/NOTES.md section 8): on a CPU, with onnxruntime installed, on JAX and PyTorch
+(on TensorFlow, telling whether a cached graph is still the model's would take a
+checksum of every weight on every call); else Keras. It takes ONNX Runtime from the
+first call: a model whose graph is cached runs it; one whose graph is missing gets it
+made (where `onnx` is installed, `can_export`) - before the call answers when its
+weights are small enough for that to take a fraction of a second
+(`SYNCHRONOUS_EXPORT_BYTES`), else in a daemon thread while Keras answers, so that no
+call waits for an export longer than Keras takes. Once the thread has written and
+recorded the graph and made its session, later calls in the process run it, and so
+does every later process. At exit, a graph still being written is finished (its
+session is not made); a process killed meanwhile leaves no record, and a graph without
+one is never run. A graph that is not as recorded is made again, with a warning. When
+onnxruntime is missing, "auto" says so in one DEBUG line (once per process: the light
+install lacks it by design) and runs Keras; "onnxruntime" raises, naming the extra.
 """
 
+import atexit
 import contextlib
 import hashlib
 import logging
+import threading
 import weakref
 
 from kbert.optional_packages import ONNX_EXPORT_MODULES
@@ -53,6 +58,17 @@ _CHECKSUM_CHUNK_BYTES = 1 << 24
 
 # Per Keras model: its weights' stamp and checksum, its runners and its int8 copy.
 _ENGINES = weakref.WeakKeyDictionary()
+# Graphs "auto" began making in this process: (weights checksum, quantize) -> {"written":
+# an Event set once the graph is cached or the export failed, "thread": the thread, done
+# once the runner is made}.
+_EXPORTS = {}
+_EXPORTS_LOCK = threading.Lock()
+_EXITING = threading.Event()
+# Weights up to this many bytes export and load into ONNX Runtime in a fraction of a
+# second (the demo's 22 MB: 0.08 s export, 0.18 s session, where its first Keras call
+# compiles for 1.1 s; BERT-base's 438 MB: 1.0 s and 1.0 s), so "auto" makes their graph
+# before it answers; larger models' graphs are made in the background.
+SYNCHRONOUS_EXPORT_BYTES = 64 * 2**20
 _told_missing = False
 
 
@@ -78,9 +94,7 @@ def engine_model(model, engine="auto", quantize=None):
     if not hasattr(model, "stateless_call"):
         return model  # not a Keras model: it runs itself
     if engine == "auto":
-        runner = None
-        if _auto_picks_onnx_runtime(model):
-            runner = _onnx_runtime_model(model, quantize, export=False)
+        runner = _auto_runner(model, quantize)
         if runner is not None:
             return runner
         engine = "keras"
@@ -90,7 +104,30 @@ def engine_model(model, engine="auto", quantize=None):
     return _onnx_runtime_model(model, quantize)
 
 
-def _auto_picks_onnx_runtime(model):
+def _auto_runner(model, quantize):
+    """The ONNX Runtime runner "auto" takes for `model`, or None for Keras; a graph that
+    is missing is made now (small models) or begun in the background."""
+    if not _auto_picks_onnx_runtime():
+        return None
+    entry = _entry(model)
+    runner = entry["runners"].get(quantize)
+    if runner is not None:
+        return runner
+    key = (entry["checksum"], quantize)
+    if key in _EXPORTS:  # being made in this process, or failed here once
+        return None
+    names = [GRAPH_FILES[None]] + ([GRAPH_FILES[quantize]] if quantize else [])
+    if all((graph_path(model).parent / name).is_file() for name in names):
+        return _onnx_runtime_model(model, quantize)  # checked against its record first
+    if not can_export():
+        return None
+    if _weights_bytes(entry) <= SYNCHRONOUS_EXPORT_BYTES:
+        return _onnx_runtime_model(model, quantize, quiet=True)
+    _start_export(model, quantize, key)
+    return None
+
+
+def _auto_picks_onnx_runtime():
     global _told_missing
     if not AUTO_PREFERS_ONNX_RUNTIME or not on_cpu():
         return False
@@ -101,10 +138,63 @@ def _auto_picks_onnx_runtime(model):
     if not installed("onnxruntime"):
         if not _told_missing:  # DEBUG: an optional engine a light install lacks by design
             logger.debug("onnxruntime is not installed; inference runs on Keras "
-                        '(pip install "kbert[onnx]" for the ONNX Runtime engine).')
+                         '(pip install "kbert[onnx]" for the ONNX Runtime engine).')
             _told_missing = True
         return False
-    return graph_path(model).is_file()
+    return True
+
+
+def _weights_bytes(entry):
+    """The bytes of the model's weights (what an export writes and a session loads)."""
+    import math
+
+    return sum(math.prod(variable.shape) * 4 for variable in entry["variables"])
+
+
+def _start_export(model, quantize, key):
+    """Makes `model`'s graph and its runner in a daemon thread; "auto" runs Keras meanwhile.
+
+    At exit, a graph still being written is finished, without its session
+    (`_finish_exports`).
+    """
+    export = {"written": threading.Event()}
+
+    def make():
+        try:
+            _onnx_runtime_model(model, quantize, quiet=True, written=export["written"])
+        except _Exiting:
+            pass
+        except Exception as error:  # "auto" stays on Keras in this process
+            logger.warning("Making the ONNX Runtime engine of the model failed (%s); "
+                           "inference runs on Keras.", error)
+        finally:
+            export["written"].set()
+
+    export["thread"] = threading.Thread(target=make, name="kbert-onnx-export", daemon=True)
+    with _EXPORTS_LOCK:
+        if not _EXPORTS:
+            atexit.register(_finish_exports)
+        _EXPORTS[key] = export
+    logger.debug("Making the ONNX graph of the model in the background.")
+    export["thread"].start()
+
+
+class _Exiting(Exception):
+    """The process is exiting: a graph just written gets no session."""
+
+
+def _finish_exports():
+    """Run at exit: lets each graph being written be finished, then its thread end.
+
+    A daemon thread stopped by the interpreter's exit inside a native call (a JAX array
+    read, ONNX Runtime) can abort the whole process; the graph's writing is bounded
+    (about 1 s at BERT-base, less than Keras' first call, which ran meanwhile), and the
+    session is skipped. A process killed meanwhile leaves a temporary file and no
+    record, which no later process trusts (`kbert.inference.onnx_cache_entry`).
+    """
+    _EXITING.set()
+    for export in list(_EXPORTS.values()):
+        export["thread"].join()
 
 
 def on_cpu():
@@ -199,25 +289,28 @@ def _raw_value(variable):
     return variable.value if value is None else value
 
 
-def _onnx_runtime_model(model, quantize, export=True):
-    """The model's ONNX Runtime runner, its graph exported when missing (unless not
-    `export`: then None when there is no usable graph)."""
+def _onnx_runtime_model(model, quantize, quiet=False, written=None):
+    """The model's ONNX Runtime runner, its graph exported when missing or not as
+    recorded (logged at DEBUG when `quiet`: "auto" made it on its own); `written`, an
+    event set once the graph is in the cache, before the session is made."""
     from kbert.inference.onnx_runtime_model import OnnxRuntimeModel
 
     entry = _entry(model)
     runner = entry["runners"].get(quantize)
     if runner is None:
-        graph = _graph_bytes(model, quantize, export)
-        if graph is None:
-            return None
+        graph = _graph_bytes(model, quantize, logging.DEBUG if quiet else logging.INFO)
+        if written is not None:
+            written.set()
+            if _EXITING.is_set():
+                raise _Exiting()
         runner = OnnxRuntimeModel(model, graph_path(model, quantize), graph_bytes=graph)
         entry["runners"][quantize] = runner
     return runner
 
 
-def _graph_bytes(model, quantize, export):
+def _graph_bytes(model, quantize, level):
     """The checked bytes of `model`'s cached graph for `quantize`, made when missing or
-    not as recorded (the float graph only when `export`: else None)."""
+    not as recorded (the export logged at `level`)."""
     from kbert.inference.onnx_cache_entry import cached_graph
     from kbert.inference.onnx_graph_checks import graph_size_limit
 
@@ -228,12 +321,11 @@ def _graph_bytes(model, quantize, export):
     def export_to(path):
         from kbert.inference.onnx_export import export_graph
 
-        logger.info("Exporting the model to ONNX once, into %s.", path.parent)
+        logger.log(level, "Exporting the model to ONNX once, into %s.", path.parent)
         export_graph(model, path)
 
-    graph = cached_graph(folder, GRAPH_FILES[None], export_to if export else None, limit,
-                         checksum)
-    if graph is None or quantize is None:
+    graph = cached_graph(folder, GRAPH_FILES[None], export_to, limit, checksum)
+    if quantize is None:
         return graph
     return cached_graph(folder, GRAPH_FILES[quantize], lambda path: _quantize(graph, path),
                         limit, checksum)
