@@ -5,27 +5,14 @@ from PySide6.QtGui import QBrush
 from PySide6.QtGui import QColor
 from PySide6.QtGui import QFont
 
+from kbert_gui.fine_tuning.fine_tuning_format import METRIC_NAMES
+from kbert_gui.fine_tuning.fine_tuning_format import score_text
 from kbert_gui.widgets import style
 from kbert_gui.widgets.row_table_model import RowTableModel
 
 BEST_BACKGROUND = QColor(style.BEST_ROW_BACKGROUND)
 # Readable titles of the logs `FineTuner` and `PretrainingLoop` report.
-TITLES = {
-    "epoch": "Epoch",
-    "loss": "Training loss",
-    "learning_rate": "Learning rate",
-    "accuracy": "Accuracy",
-    "macro_f1": "Macro F1",
-    "matthews_corrcoef": "MCC",
-    "precision": "Precision",
-    "recall": "Recall",
-    "f1": "F1",
-    "exact_match": "Exact match",
-    "mlm_loss": "MLM loss",
-    "mlm_accuracy": "MLM accuracy",
-    "nsp_loss": "NSP loss",
-    "nsp_accuracy": "NSP accuracy",
-}
+TITLES = {key: name[0].upper() + name[1:] for key, name in METRIC_NAMES.items()}
 
 
 class EvaluationTableModel(RowTableModel):
@@ -33,6 +20,10 @@ class EvaluationTableModel(RowTableModel):
 
     Columns are the keys in the order they first appear; the row of the best epoch
     (`best_row`) is bold on a green background; its tooltip says why.
+
+    Attributes:
+        in_percent: whether the scores are percentages already (a SQuAD run's), read
+            at the next `set_rows`.
 
     Args:
         parent: the owning QObject.
@@ -42,6 +33,7 @@ class EvaluationTableModel(RowTableModel):
         super().__init__(parent)
         self._best_row = None
         self._best_reason = ""
+        self.in_percent = False
 
     def set_rows(self, rows, best_row=None, best_reason=""):
         """Shows `rows` (dicts); `best_row` is the index to highlight, or None."""
@@ -78,7 +70,7 @@ class EvaluationTableModel(RowTableModel):
         value = self._rows[row].get(key)
         best = row == self._best_row
         if role == Qt.ItemDataRole.DisplayRole:
-            return format_value(key, value)
+            return format_value(key, value, self.in_percent)
         if role in NUMBER_ROLES:
             return number_cell_style(role, best)
         if role == Qt.ItemDataRole.ToolTipRole:
@@ -120,14 +112,6 @@ def number_cell_style(role, best):
     return None
 
 
-def format_value(key, value):
-    """A score or setting as a cell shows it ("–" for None)."""
-    if value is None:
-        return "–"
-    if isinstance(value, (bool, int)):
-        return str(value)
-    if isinstance(value, float):
-        if key == "learning_rate":
-            return f"{value:.3g}"
-        return f"{value:.4f}" if abs(value) < 10 else f"{value:.2f}"
-    return str(value)
+def format_value(key, value, in_percent=False):
+    """A score or setting as a cell shows it (`score_text`: "87.5 %", "–" for None)."""
+    return score_text(key, value, in_percent)

@@ -6,6 +6,7 @@ line the tab shows can be checked on its own.
 
 import html
 
+from kbert.finetuning.task_specs import TASK_SPECS
 from kbert_gui.fine_tuning.eta_estimator import format_duration
 from kbert_gui.fine_tuning.table_problems import MAX_PROBLEMS
 from kbert_gui.widgets.probability_text import probability_text
@@ -30,6 +31,62 @@ CLOSE_QUESTION = (
     "curves and log.",
 )
 _HEADINGS = {"completed": "Completed", "stopped_early": "Stopped early"}
+# How the tab names the logs `FineTuner` and `PretrainingLoop` report (the evaluation
+# table's titles are these, capitalised); other keys lose their underscores.
+METRIC_NAMES = {
+    "epoch": "epoch",
+    "loss": "training loss",
+    "learning_rate": "learning rate",
+    "accuracy": "accuracy",
+    "macro_f1": "macro F1",
+    "matthews_corrcoef": "MCC",
+    "precision": "precision",
+    "recall": "recall",
+    "f1": "F1",
+    "exact_match": "exact match",
+    "mlm_loss": "MLM loss",
+    "mlm_accuracy": "MLM accuracy",
+    "nsp_loss": "NSP loss",
+    "nsp_accuracy": "NSP accuracy",
+}
+# Scores shown as percentages, as probabilities are (MCC runs from -1 to 1: a number).
+PERCENT_SCORES = (
+    "accuracy", "macro_f1", "precision", "recall", "f1", "exact_match", "mlm_accuracy",
+    "nsp_accuracy",
+)
+
+
+def metric_name(key):
+    """A log's name in the tab's words: "exact_match" -> "exact match", "f1" -> "F1"."""
+    return METRIC_NAMES.get(key, key.replace("_", " "))
+
+
+def scores_in_percent(task_name):
+    """Whether kbert reports the scores of `task_name` in percent already: SQuAD's, as
+    its official script does; the other tasks' are fractions."""
+    spec = TASK_SPECS.get(task_name)
+    return spec is not None and spec.data_kind == "squad"
+
+
+def score_text(key, value, in_percent=False):
+    """A log's value as the tab writes it everywhere: scores as percentages with one
+    decimal ("87.5 %"), the learning rate to three significant digits, other numbers
+    (losses, MCC) to three decimals, counts as they are, "–" for None.
+
+    Args:
+        key: the log's name ("accuracy", "loss", ...).
+        value: its value.
+        in_percent: whether the run's scores are percentages already (`scores_in_percent`).
+    """
+    if value is None:
+        return "–"
+    if isinstance(value, (bool, int)) or not isinstance(value, float):
+        return str(value)
+    if key in PERCENT_SCORES:
+        return f"{value if in_percent else 100 * value:.1f} %"
+    if key == "learning_rate":
+        return f"{value:.3g}"
+    return f"{value:.3f}"
 
 
 def switch_model_question(source, current):
@@ -125,10 +182,11 @@ def eta_text(seconds_left, seconds_per_step):
     return f"ETA {format_duration(seconds_left)} · {seconds_per_step * 1000:.0f} ms/step"
 
 
-def epoch_line(epoch, logs):
-    """The log line of an epoch end: its scores (`logs`' floats) to four digits."""
+def epoch_line(epoch, logs, in_percent=False):
+    """The log line of an epoch end: its losses and scores (`logs`' floats), named and
+    written as everywhere in the tab (`score_text`)."""
     scores = ", ".join(
-        f"{key} {number:.4g}"
+        f"{metric_name(key)} {score_text(key, number, in_percent)}"
         for key, number in logs.items()
         if key != "epoch" and isinstance(number, float)
     )
@@ -148,7 +206,7 @@ def result_table(result):
             None,
         )
         reason = (
-            f"Best {result.metric}: this epoch's model was saved."
+            f"Best {metric_name(result.metric)}: this epoch's model was saved."
             if result.metric
             else "Last epoch: saved."
         )
@@ -159,12 +217,13 @@ def result_table(result):
     return rows, None, ""
 
 
-def result_summary(result):
+def result_summary(result, in_percent=False):
     """What a finished run achieved, after its heading on the status line."""
     if not hasattr(result, "history"):
         return f"{result.global_step} steps"
     if result.metric:
-        return f"best {result.metric} {result.best_metric:.4f} at epoch {result.best_epoch}"
+        best = score_text(result.metric, result.best_metric, in_percent)
+        return f"best {metric_name(result.metric)} {best} at epoch {result.best_epoch}"
     return f"{len(result.history)} epochs (no evaluation data: the last epoch is saved)"
 
 

@@ -25,6 +25,8 @@ from kbert_gui.fine_tuning.fine_tuning_format import log_line
 from kbert_gui.fine_tuning.fine_tuning_format import probe_line
 from kbert_gui.fine_tuning.fine_tuning_format import result_summary
 from kbert_gui.fine_tuning.fine_tuning_format import result_table
+from kbert_gui.fine_tuning.fine_tuning_format import metric_name
+from kbert_gui.fine_tuning.fine_tuning_format import scores_in_percent
 from kbert_gui.fine_tuning.fine_tuning_format import start_line
 from kbert_gui.fine_tuning.fine_tuning_format import status_heading
 from kbert_gui.fine_tuning.fine_tuning_tasks import OPEN_TAB
@@ -61,6 +63,7 @@ class FineTuningRunView(QObject):
         self._log_lines = []
         self._eta = EtaEstimator()
         self._cancelling = False
+        self._in_percent = False  # scores_in_percent of the run shown
         self.search = SearchProgress(panel)
 
     # --- A run begins -------------------------------------------------------------------
@@ -86,6 +89,8 @@ class FineTuningRunView(QObject):
             panel.probe_list.clear()
             self._epoch_rows = []
         self._cancelling = False
+        self._in_percent = scores_in_percent(task)
+        panel.evaluation_model.in_percent = self._in_percent
         panel.evaluation_model.set_rows(self._epoch_rows)
         panel.preset_label.clear()
         panel.progress_bar.setRange(0, 0)
@@ -105,6 +110,8 @@ class FineTuningRunView(QObject):
         panel.chart.set_points(record.loss_points, record.metric_points)
         panel.probe_list.clear()
         self._epoch_rows = [dict(row) for row in record.epoch_rows]
+        self._in_percent = scores_in_percent(record.task)
+        panel.evaluation_model.in_percent = self._in_percent
         self._log_lines = list(record.log)
         panel.log_view.setPlainText("\n".join(self._log_lines))
 
@@ -174,13 +181,12 @@ class FineTuningRunView(QObject):
     def _show_epoch(self, event, metric):
         value = event.logs.get(metric)
         if value is not None:
-            metric_name = f"evaluation {metric.replace('_', ' ')}"
-            self.panel.chart.set_names(TRAINING_LOSS, metric_name)
+            self.panel.chart.set_names(TRAINING_LOSS, f"evaluation {metric_name(metric)}")
             self.panel.chart.add_metric_point(event.step, value)
         self._epoch_rows = [row for row in self._epoch_rows if row.get("epoch") != event.epoch]
         self._epoch_rows.append(dict(event.logs))
         self.panel.evaluation_model.set_rows(self._epoch_rows)
-        self.append_log(epoch_line(event.epoch, event.logs))
+        self.append_log(epoch_line(event.epoch, event.logs, self._in_percent))
 
     def _show_probe(self, epoch, result, error):
         line, tooltip = probe_line(epoch, result, error)
@@ -212,7 +218,8 @@ class FineTuningRunView(QObject):
             heading, summary = self.search.show_result(result)
         else:
             panel.evaluation_model.set_rows(*result_table(result))
-            heading, summary = status_heading(result.status), result_summary(result)
+            summary = result_summary(result, self._in_percent)
+            heading = status_heading(result.status)
         panel.status_label.setText(f"{heading}: {summary}.")
         panel.eta_label.setText("")
         self._show_saved_model(preset, task, "Saved model")

@@ -7,6 +7,7 @@ from kbert.finetuning.task_specs import TASK_SPECS
 from kbert.training.run_state import CHECKPOINT_FILE
 from kbert_gui.fine_tuning.fine_tuning_job import MASKED_LM
 from kbert_gui.fine_tuning.run_record import RunRecord
+from kbert_gui.services.model_description import short_name
 
 
 @dataclasses.dataclass(frozen=True)
@@ -81,9 +82,8 @@ class ResumeCheck:
             differences.append(f"is {_title(run_task)}, not {_title(task)}")
         started_from = state.get("init_from" if run_task == MASKED_LM else "preset")
         if started_from != str(models.preset_folder(source)):
-            differences.append(
-                f"started from the model {_name(started_from)}, not {_name(source)}"
-            )
+            started, form = short_name(started_from), short_name(source)
+            differences.append(f"started from the model {started}, not {form}")
         if run_task == task and train:
             data = _data_difference(state, record, task, train, columns)
             if data:
@@ -127,7 +127,3 @@ def _title(task):
     spec = TASK_SPECS.get(task)
     return spec.title[0].lower() + spec.title[1:] if spec is not None else repr(task)
 
-
-def _name(source):
-    path = pathlib.Path(str(source))
-    return path.name if len(path.parts) > 1 else str(source)

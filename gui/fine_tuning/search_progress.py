@@ -6,6 +6,9 @@ import pathlib
 
 from kbert.finetuning.search_folder import TABLE_JSON as TRIALS_JSON
 from kbert_gui.fine_tuning.fine_tuning_format import curve_names
+from kbert_gui.fine_tuning.fine_tuning_format import metric_name
+from kbert_gui.fine_tuning.fine_tuning_format import score_text
+from kbert_gui.fine_tuning.fine_tuning_format import scores_in_percent
 
 logger = logging.getLogger("gui")
 
@@ -41,7 +44,7 @@ class SearchProgress:
         panel.trials_group.setVisible(search is not None)
         if search is None:
             return
-        panel.trials_model.start(metric)
+        panel.trials_model.start(metric, scores_in_percent(task))
         panel.trials_model.set_rows(_earlier_trials(output))
         self._show_summary()
 
@@ -58,7 +61,7 @@ class SearchProgress:
         if best is not None:
             row = model.records()[best]
             best_text = "Best" if ended else "Best so far"
-            text += f" {best_text}: trial {row['trial'] + 1}, {model.metric} {row[model.metric]:.4f}."
+            text += f" {best_text}: trial {row['trial'] + 1}, {self._score(row)}."
         self.panel.trials_summary.setText(text)
 
     def trial_started(self):
@@ -74,9 +77,13 @@ class SearchProgress:
         model = self.panel.trials_model
         model.add_row(row)
         self._show_summary()
-        score = row.get(model.metric)
-        shown = "–" if score is None else f"{score:.4f}"
-        return f"— Trial {row['trial'] + 1} of {self._total()} finished: {model.metric} {shown}"
+        return f"— Trial {row['trial'] + 1} of {self._total()} finished: {self._score(row)}"
+
+    def _score(self, row):
+        """A trial row's score in words: "exact match 66.7 %"."""
+        model = self.panel.trials_model
+        shown = score_text(model.metric, row.get(model.metric), model.in_percent)
+        return f"{metric_name(model.metric)} {shown}"
 
     def status(self, text):
         """`text` for the status line, naming the trial in progress during a search."""
@@ -92,7 +99,7 @@ class SearchProgress:
         if result.status == "completed" and result.best is not None:
             best = result.best
             summary = (
-                f"best {result.metric} {best[result.metric]:.4f} (trial {best['trial'] + 1} "
+                f"best {self._score(best)} (trial {best['trial'] + 1} "
                 f"of {result.total_trials}), its model kept"
             )
             heading = "Search completed"

@@ -5,6 +5,7 @@ from PySide6.QtCore import Qt
 from kbert_gui.fine_tuning.evaluation_table_model import NUMBER_ROLES
 from kbert_gui.fine_tuning.evaluation_table_model import TITLES
 from kbert_gui.fine_tuning.evaluation_table_model import format_value
+from kbert_gui.fine_tuning.fine_tuning_format import metric_name
 from kbert_gui.fine_tuning.evaluation_table_model import number_cell_style
 from kbert_gui.widgets.row_table_model import RowTableModel
 
@@ -31,11 +32,14 @@ class SearchTrialsModel(RowTableModel):
         super().__init__(parent)
         self._metric = None
         self._best_row = None
+        self.in_percent = False
 
-    def start(self, metric):
-        """Empties the table for a search ranked by `metric`."""
+    def start(self, metric, in_percent=False):
+        """Empties the table for a search ranked by `metric` (`in_percent`: the scores
+        are percentages already, as SQuAD's)."""
         self.beginResetModel()
         self._metric, self._rows, self._columns, self._best_row = metric, (), (), None
+        self.in_percent = in_percent
         self.endResetModel()
 
     def set_rows(self, rows):
@@ -52,7 +56,7 @@ class SearchTrialsModel(RowTableModel):
         self.set_rows([*(old for old in self._rows if old["trial"] != row["trial"]), row])
 
     def clear(self):
-        self.start(self._metric)
+        self.start(self._metric, self.in_percent)
 
     @property
     def metric(self):
@@ -92,12 +96,14 @@ class SearchTrialsModel(RowTableModel):
         value = record.get(key)
         best = row == self._best_row
         if role == Qt.ItemDataRole.DisplayRole:
-            return str(value + 1) if key == "trial" else format_value(key, value)
+            return str(value + 1) if key == "trial" else format_value(key, value, self.in_percent)
         if role in NUMBER_ROLES:
             return number_cell_style(role, best)
         if role == Qt.ItemDataRole.ToolTipRole:
             where = f"{record.get('folder', '')}"
-            reason = f"\nBest {self._metric}: its model is the search's." if best else ""
+            reason = ""
+            if best:
+                reason = f"\nBest {metric_name(self._metric)}: its model is the search's."
             return f"{where}{reason}".strip() or None
         return None
 

@@ -40,3 +40,6 @@ def test_open_in_classify_and_tag_is_on_after_a_cancel_that_kept_a_best_model(
         qtbot.mouseClick(tab.open_model_button, Qt.MouseButton.LeftButton)
     assert requested.args == [TabKey.CLASSIFY]
     assert tab.context.models.source == str(saved)
+    # The app's model is now the run's own: the note names both models, that one by its run.
+    qtbot.waitUntil(lambda: "started from the model" in tab.resume_note.text(), timeout=60_000)
+    assert f"started from the model preset, not {tmp_path.name}/run." in tab.resume_note.text()

@@ -114,7 +114,7 @@ def test_log_and_status_lines():
     )
     assert eta_text(65, 0.5) == "ETA 1:05 · 500 ms/step"
     assert epoch_line(3, {"epoch": 3, "loss": 0.123456, "accuracy": 0.5, "steps": 4}) == (
-        "Epoch 3: loss 0.1235, accuracy 0.5"
+        "Epoch 3: training loss 0.123, accuracy 50.0 %"
     )
     assert cancelled_line(7) == "Cancelled after step 7"
     assert cancelled_line(0) == cancelled_line(None) == "Cancelled"
@@ -129,7 +129,7 @@ def test_a_fine_tuning_result_as_table_and_summary():
     assert rows == result.history and rows[0] is not result.history[0]
     assert best_row == 1
     assert reason == "Best accuracy: this epoch's model was saved."
-    assert result_summary(result) == "best accuracy 0.8750 at epoch 2"
+    assert result_summary(result) == "best accuracy 87.5 % at epoch 2"
 
     without_evaluation = _fine_tuning_result(metric=None)
     assert result_table(without_evaluation)[1:] == (1, "Last epoch: saved.")
