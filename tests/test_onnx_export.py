@@ -175,6 +175,15 @@ def test_what_the_graph_cannot_express_is_refused_in_one_sentence(tmp_path):
     assert os.listdir(tmp_path) == []
 
 
+def test_a_graph_protobuf_cannot_read_is_refused_before_any_weight_is_read(tmp_path):
+    graph = OnnxGraphBuilder(lambda name: pytest.fail("no weight is read"), "graph")
+    graph.weight("huge", (2**29 + 1,))  # 2 GiB of float32 and more
+    with open(tmp_path / "model.onnx", "wb") as file:
+        with pytest.raises(ValueError, match="ONNX Runtime reads at most 2147483647 bytes"):
+            graph.write(file)
+    assert (tmp_path / "model.onnx").stat().st_size == 0
+
+
 def test_a_full_disk_names_the_graph_and_leaves_no_temporary(tmp_path, monkeypatch):
     def full(self, file):
         file.write(b"partial")
