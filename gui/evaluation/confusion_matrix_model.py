@@ -1,5 +1,6 @@
 """A classifier's confusion matrix: gold classes down, predicted classes across."""
 
+from PySide6.QtCore import QModelIndex
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush
 from PySide6.QtGui import QColor
@@ -30,6 +31,13 @@ class ConfusionMatrixModel(RowTableModel):
 
     def count(self, gold_row, predicted_column):
         return self._rows[gold_row][predicted_column]
+
+    def cell(self, gold, predicted):
+        """The index of the cell of `gold` predicted as `predicted`; invalid for a class
+        that is not in the matrix (or None)."""
+        if gold not in self._columns or predicted not in self._columns:
+            return QModelIndex()
+        return self.index(self._columns.index(gold), self._columns.index(predicted))
 
     def pair(self, index):
         """`(gold, predicted)` class names of the cell `index`."""

@@ -59,6 +59,7 @@ class EvaluationBrowser(QDialog):
         self.filter_model = PredictionFilterModel(self)
         self.filter_model.setSourceModel(self.rows_model)
         self.matrix_model = ConfusionMatrixModel(self)
+        self.matrix = None
         self.entity_types_model = EntityTypeScoresModel(self)
         self.filter_bar = PredictionFilterBar(_classes(predictions), self)
         self.filter_bar.changed.connect(self._filter)
@@ -166,7 +167,21 @@ class EvaluationBrowser(QDialog):
         for row in view.rows_of(current_record).tolist():
             flag = QItemSelectionModel.SelectionFlag.NoUpdate
             selection.setCurrentIndex(view.index(row, current.column()), flag)
+        self._mark_pair(filters)
         self._count()
+
+    def _mark_pair(self, filters):
+        """The matrix marks the cell whose examples are listed, and no cell once other
+        filters (or none: "Show all") choose the rows."""
+        if self.matrix is None:
+            return
+        cell = self.matrix_model.cell(filters["gold"], filters["predicted"])
+        only_pair = not filters["errors_only"] and (filters["low"], filters["high"]) == (0.0, 1.0)
+        selection = self.matrix.selectionModel()
+        if cell.isValid() and only_pair:
+            selection.setCurrentIndex(cell, QItemSelectionModel.SelectionFlag.ClearAndSelect)
+        else:
+            selection.clear()
 
     def _count(self):
         shown, total = self.filter_model.rowCount(), self.rows_model.rowCount()
