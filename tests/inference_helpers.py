@@ -47,6 +47,21 @@ def shared_backbone():
     return BertBackbone(**config)
 
 
+def save_tiny_preset(folder, max_length=16, task_class=None, **task_arguments):
+    """A tiny model with `VOCABULARY` saved as a preset in `folder`; returns `folder`.
+
+    The model is a backbone alone, or `task_class(backbone, **task_arguments)`; task
+    models start new heads on it with `from_preset(folder, num_classes=...)`.
+    """
+    config = dict(TINY, vocabulary_size=len(VOCABULARY), max_positions=max_length)
+    model = BertBackbone(**config)
+    if task_class is not None:
+        model = task_class(model, **task_arguments)
+    tokenizer = BertTokenizer(list(VOCABULARY), max_length=max_length)
+    model.save_to_preset(folder, tokenizer=tokenizer)
+    return folder
+
+
 def random_text(rng, num_fragments):
     """A random string mixing words, unicode, punctuation and whitespace."""
     parts = []

@@ -6,10 +6,7 @@ import keras
 import numpy as np
 import pytest
 
-from inference_helpers import make_tokenizer
-from inference_helpers import VOCABULARY
-from model_helpers import TINY
-from kbert.models import BertBackbone
+from inference_helpers import save_tiny_preset
 from kbert.models import BertClassifier
 from kbert.models import BertMaskedLM
 from kbert.models import BertPretrainer
@@ -20,11 +17,7 @@ TEXTS = ["the cat sat", "the dog sat on the mat"]
 
 @pytest.fixture(scope="module")
 def preset(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("callable_preprocessor")
-    tokenizer = make_tokenizer(folder, max_length=16)
-    backbone = BertBackbone(**dict(TINY, vocabulary_size=len(VOCABULARY), max_positions=16))
-    BertPretrainer(backbone).save_to_preset(folder / "pretrainer", tokenizer=tokenizer)
-    return folder / "pretrainer"
+    return save_tiny_preset(tmp_path_factory.mktemp("callable") / "pretrainer", 16, BertPretrainer)
 
 
 def test_a_classifier_preprocessor_returns_the_inputs_the_model_takes(preset):

@@ -5,6 +5,7 @@ from kbert.inference.multiple_choice import choose
 from kbert.layers.choice_rows import ChoiceRows
 from kbert.layers.choice_scores import ChoiceScores
 from kbert.layers.host_truncated_normal import HostTruncatedNormal
+from kbert.models.float32_outputs import float32_logits
 from kbert.models.bert_task import BertTask
 from kbert.models.inference_method import InferenceMethod
 from kbert.models.input_validation import MODEL_INPUTS
@@ -52,15 +53,16 @@ class BertMultipleChoice(BertTask):
         config = backbone.bert_config
         self.dropout = config.hidden_dropout if dropout is None else float(dropout)
         # === Layers ===
-        choice_rows = ChoiceRows(name="choice_rows")
-        choice_dropout = keras.layers.Dropout(self.dropout, name="choice_dropout")
+        policy = backbone.dtype_policy
+        choice_rows = ChoiceRows(dtype=policy, name="choice_rows")
+        choice_dropout = keras.layers.Dropout(self.dropout, dtype=policy, name="choice_dropout")
         choice_head = keras.layers.Dense(
             1,
             kernel_initializer=HostTruncatedNormal(stddev=config.initializer_range),
-            dtype="float32",
+            dtype=policy,
             name="choice_head",
         )
-        choice_scores = ChoiceScores(dtype="float32", name="choice_scores")
+        choice_scores = ChoiceScores(dtype=policy, name="choice_scores")
         # === Functional model ===
         inputs = {
             name: keras.Input(shape=(None, None), dtype="int32", name=name)
@@ -69,7 +71,7 @@ class BertMultipleChoice(BertTask):
         rows = {name: choice_rows(value) for name, value in inputs.items()}  # (B*C, L)
         pooled = backbone(rows)["pooled_output"]  # (B*C, H)
         scores = choice_head(choice_dropout(pooled))  # (B*C, 1)
-        logits = choice_scores(scores, inputs["token_ids"])  # (B, C)
+        logits = float32_logits(choice_scores(scores, inputs["token_ids"]))  # (B, C)
         self._finish_init(backbone, inputs, logits, **kwargs)
 
     def __call__(self, inputs, *args, **kwargs):

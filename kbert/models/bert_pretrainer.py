@@ -2,6 +2,7 @@ import keras
 
 from kbert.layers.host_truncated_normal import HostTruncatedNormal
 from kbert.layers.masked_lm_head import MaskedLMHead
+from kbert.models.float32_outputs import float32_logits
 from kbert.models.bert_task import BertTask
 from kbert.models.input_validation import PACKED_INPUT, is_packed, validate_inputs
 from kbert.preprocessing.pretrainer_preprocessor import PretrainerPreprocessor
@@ -78,7 +79,7 @@ class BertPretrainer(BertTask):
         next_sentence_head = keras.layers.Dense(
             2,
             kernel_initializer=HostTruncatedNormal(stddev=config.initializer_range),
-            dtype="float32",
+            dtype=backbone.dtype_policy,
             name="next_sentence_head",
         )
         # === Functional model ===
@@ -87,7 +88,7 @@ class BertPretrainer(BertTask):
         encoded = backbone(backbone_inputs)
         outputs = {
             "mlm_logits": masked_lm_head(encoded["sequence_output"], inputs["mask_positions"]),
-            "nsp_logits": next_sentence_head(encoded["pooled_output"]),
+            "nsp_logits": float32_logits(next_sentence_head(encoded["pooled_output"])),
         }
         self._finish_init(backbone, inputs, outputs, **kwargs)
         # === Config ===

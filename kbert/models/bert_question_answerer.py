@@ -3,6 +3,7 @@ from keras import ops
 
 from kbert.inference.question_answering import answer
 from kbert.layers.host_truncated_normal import HostTruncatedNormal
+from kbert.models.float32_outputs import float32_logits
 from kbert.models.bert_task import BertTask
 from kbert.models.inference_method import InferenceMethod
 from kbert.preprocessing.question_answerer_preprocessor import QuestionAnswererPreprocessor
@@ -34,12 +35,12 @@ class BertQuestionAnswerer(BertTask):
         span_head = keras.layers.Dense(
             2,
             kernel_initializer=HostTruncatedNormal(stddev=config.initializer_range),
-            dtype="float32",
+            dtype=backbone.dtype_policy,
             name="span_head",
         )
         # === Functional model ===
         inputs = self._task_inputs(backbone)
-        logits = span_head(backbone(inputs)["sequence_output"])  # (B, L, 2)
+        logits = float32_logits(span_head(backbone(inputs)["sequence_output"]))  # (B, L, 2)
         outputs = {
             "start_logits": ops.take(logits, 0, axis=-1),
             "end_logits": ops.take(logits, 1, axis=-1),

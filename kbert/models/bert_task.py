@@ -55,6 +55,8 @@ class BertTask(RawInputRouting, CompileDefaults, TaskSerialisation, keras.Model)
 
     def _finish_init(self, backbone, inputs, outputs, preprocessor=None, **kwargs):
         super().__init__(inputs=inputs, outputs=outputs, **kwargs)
+        # The model's policy is its backbone's, which every head layer follows too.
+        self.dtype_policy = backbone.dtype_policy
         # Set after Model.__init__: PyTorch modules must exist before sub-modules are assigned.
         self.backbone = backbone
         self._preprocessor = preprocessor

@@ -3,10 +3,12 @@
 import keras
 
 from kbert.layers.host_truncated_normal import HostTruncatedNormal
+from kbert.models.float32_outputs import float32_logits
 
 
 class LabelHead:
-    """Dropout then a dense layer with one float32 logit per label, as BERT's heads.
+    """Dropout then a dense layer with one logit per label, as BERT's heads; the layers
+    compute in the backbone's dtype policy, the logits come out float32.
 
     Builds the two Keras layers `<name>_dropout` and `<name>_head` (the names the
     checkpoint formats map); calling it applies them. Not a layer itself, so the
@@ -28,11 +30,13 @@ class LabelHead:
         self.num_classes, self.label_names = resolve_labels(num_classes, label_names)
         config = backbone.bert_config
         self.dropout = config.hidden_dropout if dropout is None else dropout
-        self.dropout_layer = keras.layers.Dropout(self.dropout, name=f"{name}_dropout")
+        self.dropout_layer = keras.layers.Dropout(
+            self.dropout, dtype=backbone.dtype_policy, name=f"{name}_dropout"
+        )
         self.dense = keras.layers.Dense(
             self.num_classes,
             kernel_initializer=HostTruncatedNormal(stddev=config.initializer_range),
-            dtype="float32",
+            dtype=backbone.dtype_policy,
             name=f"{name}_head",
         )
 
@@ -41,7 +45,7 @@ class LabelHead:
         return self.num_classes, self.label_names, self.dropout
 
     def __call__(self, features):
-        return self.dense(self.dropout_layer(features))
+        return float32_logits(self.dense(self.dropout_layer(features)))
 
 
 # The most classes a head may have: far beyond any classification or tagging task, it

@@ -3,6 +3,7 @@
 import keras
 
 from kbert.models.bert_backbone import TOKEN_VECTORS
+from kbert.models.float32_outputs import float32_logits
 
 
 class TokenVectorsView(keras.Model):
@@ -32,7 +33,7 @@ class TokenVectorsView(keras.Model):
 
     def call(self, inputs):
         features = self.task.backbone.encode_token_vectors(inputs)[self.task.head_input]
-        return self.head(features)
+        return float32_logits(self.head(features))
 
     def build_symbolically(self):
         """Builds the view by one symbolic call (as the backbone's views)."""
