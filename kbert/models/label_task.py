@@ -5,6 +5,7 @@ from kbert.models.bert_task import BertTask
 from kbert.models.inference_method import InferenceMethod
 from kbert.models.label_head import LabelHead
 from kbert.models.token_vectors_view import TokenVectorsView
+from kbert.preprocessing.data_forms import table_label_names
 
 
 class LabelTask(BertTask):
@@ -44,6 +45,23 @@ class LabelTask(BertTask):
             view = TokenVectorsView(self, name=f"{self.name}_from_token_vectors")
             self.__dict__["_token_vectors_view"] = view.build_symbolically()
         return view
+
+    def _adopt_label_names(self, x, y):
+        """A model without label names takes those of a `datasets` `ClassLabel` label
+        column, so that `classify` says "spam" where it said "1"."""
+        if self.label_names is not None or self._preprocessor is None:
+            return
+        names = table_label_names(x, y, self._preprocessor.record_fields)
+        if names is None:
+            return
+        if len(names) != self.num_classes:
+            raise ValueError(
+                f"The dataset's label column is a ClassLabel of {len(names)} names {names}; "
+                f"the model has num_classes={self.num_classes}. Build the model with "
+                "label_names=<the ClassLabel's names>."
+            )
+        self.label_names = names
+        self._preprocessor.label_names = names
 
     def preprocessor_arguments(self):
         return {"label_names": self.label_names, "num_classes": self.num_classes}

@@ -33,6 +33,10 @@ class RawInputRouting:
         host_list = isinstance(x, list) and not any(isinstance(i, np.ndarray) for i in x)
         return host_list or self._preprocessor.accepts(x)
 
+    def _adopt_label_names(self, x, y):
+        """Takes the label names that raw training or evaluation data declares, for a
+        task with label names (a `LabelTask`); nothing here."""
+
     def _raw_dataset(self, x, y=None, sample_weight=None, batch_size=None, **settings):
         return self._preprocessor.dataset(
             x, y, sample_weight, batch_size or DEFAULT_BATCH_SIZE, **settings
@@ -84,6 +88,7 @@ class RawInputRouting:
     ):
         """`keras.Model.evaluate`; raw strings (and label strings) are preprocessed."""
         if self._takes_raw(x):
+            self._adopt_label_names(x, y)
             x = self._raw_dataset(x, y, sample_weight, batch_size, inference=True)
             y = sample_weight = batch_size = None
         self._validate_data(x)
@@ -132,6 +137,7 @@ class RawInputRouting:
         >>> model.fit(["a dull film", "a good film"], ["neg", "pos"], epochs=2)
         """
         if self._takes_raw(x):
+            self._adopt_label_names(x, y)
             x, validation_data = self._raw_training_data(
                 x, y, sample_weight, batch_size, shuffle, class_weight,
                 validation_split, validation_data, validation_batch_size or batch_size,

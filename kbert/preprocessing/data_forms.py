@@ -16,6 +16,8 @@ from collections.abc import Mapping
 
 from kbert.argument_checks import describe_value
 from kbert.argument_checks import text_problem
+from kbert.preprocessing.class_labels import class_label_names
+from kbert.preprocessing.class_labels import named_labels
 
 # Examples read from a table at once: enough for fast tokenizing, small beside a dataset.
 CHUNK_SIZE = 1024
@@ -70,7 +72,8 @@ def example_chunks(x, y, fields, with_labels=True, chunk_size=None):
         chunk_size: examples per chunk; None: `CHUNK_SIZE`.
 
     `inputs` is a dict `field -> list` in the canonical field names, `labels` a list
-    (or None) and `count` the number of examples in the chunk.
+    (or None) and `count` the number of examples in the chunk. The ids of a `datasets`
+    `ClassLabel` label column come as their names (`kbert.preprocessing.class_labels`).
     """
     kind = _check_table(x)
     chunk_size = chunk_size or CHUNK_SIZE
@@ -90,6 +93,7 @@ def example_chunks(x, y, fields, with_labels=True, chunk_size=None):
         )
     if not len(x):
         raise ValueError("The inputs hold no examples. Received: an empty table")
+    names = class_label_names(x, label_column) if kind == "dataset" else None
     if kind == "dataset":
         wanted = list(inputs.values()) + ([label_column] if label_column else [])
         rows = x.select_columns(wanted).iter(batch_size=chunk_size)
@@ -99,12 +103,22 @@ def example_chunks(x, y, fields, with_labels=True, chunk_size=None):
     for batch in rows:
         count = len(batch[next(iter(inputs.values()))])
         labels = batch[label_column] if label_column else None
+        if names is not None:
+            labels = named_labels(labels, names)
         if beside is not None:
             labels = beside[start : start + count]
         chunk = {field: list(batch[name]) for field, name in inputs.items()}
         _check_texts(chunk, inputs, fields, start)
         yield chunk, labels, count
         start += count
+
+
+def table_label_names(x, y, fields):
+    """The label names a `datasets.Dataset` declares for its label column (a `ClassLabel`
+    feature), or None: for other tables, a dataset without one, or labels given as `y`."""
+    if table_kind(x) != "dataset" or not (y is None or isinstance(y, str)):
+        return None
+    return class_label_names(x, _label_column(fields, list(x.column_names), y))
 
 
 def table_columns(x, fields):
