@@ -341,6 +341,8 @@ class FineTuningSetupController(QObject):
     @Slot(str)
     def _show_preview_error(self, message):
         self.panel.preview_model.clear()
+        # The columns offered were the previous file's: this one has none known.
+        self.panel.column_form.set_columns(())
         self.panel.preview_summary.setText("The data could not be read.")
         self.panel.error_banner.show_error(message)
         self.preview_loaded.emit()
