@@ -50,6 +50,13 @@ def too_long_message(num_tokens, limit, cut_masks, masks):
     )
 
 
+# Under the controls while "Score these words" holds words: they replace the top k, for
+# every text, until the field is cleared.
+SCORING_NOTE = (
+    "Listing only the words to score, at every mask and for every text, until that field "
+    "is cleared (Top k is not used meanwhile)."
+)
+
 def truncation_note(num_tokens, limit, what):
     """The visible note on a text longer than the model reads, or "" for one that fits.
 

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QWidget
 from kbert_gui.masked_words.attention_panel import AttentionPanel
 from kbert_gui.masked_words.mask_predictions_view import MaskPredictionsView
 from kbert_gui.masked_words.masked_text_edit import MaskedTextEdit
+from kbert_gui.masked_words.masked_words_format import SCORING_NOTE
 from kbert_gui.masked_words.model_comparison_pane import ModelComparisonPane
 from kbert_gui.tab_key import TabKey
 from kbert_gui.widgets import style
@@ -95,6 +96,12 @@ class MaskedWordsPanel(QWidget):
             "vocabulary's top k. A word of several word pieces is scored whole: the "
             "product of its pieces' probabilities, each given the ones before it."
         )
+        self.scoring_note = QLabel(SCORING_NOTE)
+        self.scoring_note.setObjectName("scoringNote")
+        self.scoring_note.setWordWrap(True)
+        self.scoring_note.setStyleSheet(style.NOTE_STYLE)
+        self.scoring_note.hide()
+        self.targets_edit.textChanged.connect(self._show_scoring)
         self.busy_label = QLabel("Predicting…")
         self.busy_label.setObjectName("busyLabel")
         self.busy_label.setStyleSheet(style.BUSY_STYLE)
@@ -106,7 +113,14 @@ class MaskedWordsPanel(QWidget):
         input_layout.setSpacing(8)
         input_layout.addWidget(self.editor, 1)
         input_layout.addLayout(self._build_controls())
+        input_layout.addWidget(self.scoring_note)
         return input_widget
+
+    def _show_scoring(self):
+        # Named words replace the top k until the field is empty again: said, not silent.
+        scoring = self.targets() is not None
+        self.scoring_note.setVisible(scoring)
+        self.top_k_spin.setEnabled(not scoring)
 
     def _build_controls(self):
         controls = QHBoxLayout()
