@@ -29,6 +29,7 @@ logger = logging.getLogger("kbert.cli")
 
 from kbert.commands import EXIT_BROKEN_PIPE
 from kbert.commands import EXIT_ERROR
+from kbert.commands.config_arguments import name_flags
 
 
 # Subcommands in `kbert --help` order: modules of `kbert.commands`, each with
@@ -165,7 +166,7 @@ def main(argv=None):
     except (ValueError, ImportError, OSError) as error:
         from kbert.optional_packages import missing_extra_message
 
-        message = missing_extra_message(error) or error
+        message = missing_extra_message(error) or name_flags(str(error), args)
         print(f"kbert {args.command}: error: {message}", file=sys.stderr)
         return EXIT_ERROR
 

@@ -7,13 +7,38 @@ map onto the config field by field.
 
 import argparse
 import dataclasses
+import re
+
+# The namespace attribute that maps each config field with an option to its flag.
+OPTION_FLAGS = "option_flags"
+_FIELD_IN_MESSAGE = re.compile(r"`(\w+)`")
 
 
 def add_config_arguments(group, config_class, fields=None):
     """Adds one option per field of `config_class` (those in `fields`, default all) to
-    `group` (a parser or an argument group), with the field's default and help."""
+    `group` (a parser or an argument group), with the field's default and help.
+
+    The parsed arguments also map each such field to its flag (`OPTION_FLAGS`), for
+    `name_flags`.
+    """
+    flags = dict(group.get_default(OPTION_FLAGS) or {})
     for field in _selected_fields(config_class, fields):
-        group.add_argument(_flag(field), dest=field.name, **_option(field))
+        action = group.add_argument(_flag(field), dest=field.name, **_option(field))
+        flags[field.name] = action.option_strings[0]
+    group.set_defaults(**{OPTION_FLAGS: flags})
+
+
+def name_flags(message, args):
+    """`message` with the flag beside each config field it names in backticks, as the
+    settings' errors do: "`warmup_steps` must not exceed `steps`" becomes
+    "`warmup_steps` (--warmup-steps) must not exceed `steps` (--steps)"."""
+    flags = getattr(args, OPTION_FLAGS, None) or {}
+
+    def flagged(match):
+        flag = flags.get(match.group(1))
+        return match.group(0) if flag is None else f"{match.group(0)} ({flag})"
+
+    return _FIELD_IN_MESSAGE.sub(flagged, message)
 
 
 def config_from_arguments(config_class, args, base=None, **changes):

@@ -135,6 +135,13 @@ class ContinuedPretraining:
     def _config(self, instances):
         settings = self.settings
         batch_size = settings["batch_size"]
+        if instances < batch_size:
+            # As fine-tuning takes a training set smaller than a batch: one batch of all.
+            logger.info(
+                "The training data holds %d instances, fewer than batch_size=%d: batches "
+                "of %d.", instances, batch_size, instances,
+            )
+            batch_size = instances
         accumulation = settings["gradient_accumulation_steps"]
         steps = max(1, math.ceil(settings["epochs"] * instances / (batch_size * accumulation)))
         return PretrainingConfig(

@@ -68,8 +68,8 @@ class ShardDataset(keras.utils.PyDataset):
         self.batches_per_epoch = reader.num_rows // batch_size
         if self.batches_per_epoch == 0:
             raise ValueError(
-                f"{reader.folder} holds {reader.num_rows} rows, fewer than one "
-                f"batch. Received: batch_size={batch_size}"
+                f"{reader.folder} holds {reader.num_rows} rows, fewer than one batch: "
+                f"lower `batch_size`. Received: batch_size={batch_size}"
             )
         if num_batches is None:
             num_batches = self.batches_per_epoch
