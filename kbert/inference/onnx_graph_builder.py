@@ -43,7 +43,7 @@ class OnnxGraphBuilder:
 
     >>> graph = OnnxGraphBuilder(lambda name: weights[name], "tiny")
     >>> x = graph.input("x", ("batch", 4))
-    >>> graph.output(graph.dense(x, "dense"), "y", ("batch", 2))
+    >>> graph.output(graph.dense(x, "dense", 4, 2), "y", ("batch", 2))
     >>> graph.write(file)
     """
 
