@@ -64,6 +64,8 @@ class FineTuningRunView(QObject):
         self._eta = EtaEstimator()
         self._cancelling = False
         self._in_percent = False  # scores_in_percent of the run shown
+        # A search's finished trials: trial number -> (loss points, metric points, rows).
+        self._trials = {}
         self.search = SearchProgress(panel)
 
     # --- A run begins -------------------------------------------------------------------
@@ -89,6 +91,7 @@ class FineTuningRunView(QObject):
             panel.probe_list.clear()
             self._epoch_rows = []
         self._cancelling = False
+        self._trials = {}
         self._in_percent = scores_in_percent(task)
         panel.evaluation_model.in_percent = self._in_percent
         panel.evaluation_model.set_rows(self._epoch_rows)
@@ -147,6 +150,10 @@ class FineTuningRunView(QObject):
                 self._epoch_rows = self.search.trial_started()
             self._show_train_begin(event.total_steps)
         elif isinstance(event, TrialFinished):
+            chart = self.panel.chart
+            self._trials[event.row["trial"]] = (
+                chart.loss_points, chart.metric_points, list(self._epoch_rows)
+            )
             self.append_log(self.search.trial_finished(event.row))
 
     def show_cancelling(self):
@@ -216,6 +223,7 @@ class FineTuningRunView(QObject):
         preset = result.preset_path
         if self.search.active:
             heading, summary = self.search.show_result(result)
+            self._show_kept_trial(result)
         else:
             panel.evaluation_model.set_rows(*result_table(result))
             summary = result_summary(result, self._in_percent)
@@ -224,6 +232,24 @@ class FineTuningRunView(QObject):
         panel.eta_label.setText("")
         self._show_saved_model(preset, task, "Saved model")
         self.append_log(f"— {heading}: {summary}. Model: {preset}")
+
+    def _show_kept_trial(self, result):
+        """After a search, the curves and scores are those of the trial whose model it
+        kept (not of the trial that happened to run last)."""
+        best = getattr(result, "best", None)
+        kept = self._trials.get(best["trial"]) if best is not None else None
+        if kept is None:
+            return
+        loss_points, metric_points, rows = kept
+        self.panel.chart.set_points(loss_points, metric_points)
+        self._epoch_rows = rows
+        best_row = next(
+            (i for i, row in enumerate(rows) if row.get("epoch") == best.get("best_epoch")), None
+        )
+        reason = f"Trial {best['trial'] + 1}: the search kept its model."
+        self.panel.evaluation_model.set_rows(rows, best_row, reason)
+        kept_metric = f"evaluation {metric_name(result.metric)}, trial {best['trial'] + 1} (kept)"
+        self.panel.chart.set_names(TRAINING_LOSS, kept_metric)
 
     def _show_saved_model(self, preset, task, heading):
         """Names the saved model (None: none) and offers to open it in its tab."""
