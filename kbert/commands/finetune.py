@@ -62,8 +62,17 @@ def add_parser(subparsers):
         choices=TASK_SPECS["classification"].metrics,
         help="(pair-)classification score that picks the best model (default: accuracy)",
     )
-    training.add_argument(
-        "--resume", action="store_true", help="continue the run whose checkpoint is in --output"
+    start = training.add_mutually_exclusive_group()
+    start.add_argument(
+        "--resume",
+        action="store_true",
+        help="continue the run whose checkpoint is in --output; with more --epochs than it "
+        "had, a finished run goes on",
+    )
+    start.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="start afresh in an --output that holds a run, deleting it",
     )
     training.add_argument(
         "--distributed",
@@ -120,7 +129,10 @@ def run(args):
     previous_handler = _cancel_on_interrupt(token)
     try:
         runner = _runner(args, config, ProgressEvents(bar), token)
-        result = runner.run(args.train, args.eval, resume=args.resume)
+        if args.overwrite and (args.search is not None or TASK_SPECS[args.task].runs_pretraining):
+            raise ValueError("--overwrite goes with a fine-tuning run (not masked-lm or --search).")
+        options = {"overwrite": True} if args.overwrite else {}
+        result = runner.run(args.train, args.eval, resume=args.resume, **options)
     finally:
         if previous_handler is not None:
             signal.signal(signal.SIGINT, previous_handler)

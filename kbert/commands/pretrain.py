@@ -64,7 +64,18 @@ def add_parser(subparsers):
     )
     training = parser.add_argument_group("training")
     add_config_arguments(training, PretrainingConfig)
-    training.add_argument("--resume", action="store_true", help="continue the run in --output")
+    start = training.add_mutually_exclusive_group()
+    start.add_argument(
+        "--resume",
+        action="store_true",
+        help="continue the run in --output; with more --steps than it had, a finished run "
+        "goes on",
+    )
+    start.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="start afresh in an --output that holds a run, deleting it",
+    )
     training.add_argument(
         "--distributed",
         action="store_true",
@@ -132,7 +143,11 @@ def run(args):
     previous_handler = _cancel_on_interrupt(cancellation)
     try:
         result = loop.run(
-            args.data, eval_data=args.eval_data, resume=args.resume, **model_source
+            args.data,
+            eval_data=args.eval_data,
+            resume=args.resume,
+            overwrite=args.overwrite,
+            **model_source,
         )
     finally:
         if previous_handler is not None:

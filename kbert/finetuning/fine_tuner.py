@@ -118,17 +118,19 @@ class FineTuner:
     def preset_path(self):
         return self.output_dir / MODEL_FOLDER
 
-    def run(self, train, evaluation=None, resume=False):
+    def run(self, train, evaluation=None, resume=False, overwrite=False):
         """Fine-tunes; returns a `FineTuningResult`.
 
         Args:
             train: a file the task reads, its example records, or a table as `fit` takes.
             evaluation: evaluation data in the same forms; None for none.
             resume: continue the run whose checkpoint is in `output_dir` (a fresh
-                run starts when there is none).
+                run starts when there is none); with more `epochs` than it had, a
+                finished run goes on.
+            overwrite: start afresh in an `output_dir` that holds a run, deleting it.
         """
         if writes_outputs():
-            return self._locked_run(train, evaluation, resume)
+            return self._locked_run(train, evaluation, resume, overwrite)
         # The other processes of a multi-process run hold the same replicated model and
         # write nothing: the first one writes the model and the checkpoint for all.
         if not isinstance(self.checkpoint, ReadOnlyCheckpoint):
@@ -136,14 +138,15 @@ class FineTuner:
         return self._run(train, evaluation, resume)
 
     @exclusive_output
-    def _locked_run(self, train, evaluation, resume):
-        return self._run(train, evaluation, resume)
+    def _locked_run(self, train, evaluation, resume, overwrite):
+        return self._run(train, evaluation, resume, overwrite)
 
-    def _run(self, train, evaluation, resume):
+    def _run(self, train, evaluation, resume, overwrite=False):
         train_examples, eval_examples, label_names = read_run_data(
             self.task, train, evaluation, self.config.patience
         )
-        state = self._start_state(label_names, training_data_fingerprint(train_examples), resume)
+        fingerprint = training_data_fingerprint(train_examples)
+        state = self._start_state(label_names, fingerprint, resume, overwrite)
         # Everything the model touches is built, compiled and run inside the block.
         with data_parallel(self.config.data_parallel) as devices:
             _, processes = process_share()
@@ -263,7 +266,7 @@ class FineTuner:
 
     # --- Run state -----------------------------------------------------------------------
 
-    def _start_state(self, label_names, data_fingerprint, resume):
+    def _start_state(self, label_names, data_fingerprint, resume, overwrite=False):
         if isinstance(self.checkpoint, ReadOnlyCheckpoint):
             # The first process checks the folder; it may be writing there already.
             resume = True
@@ -273,6 +276,8 @@ class FineTuner:
             run_identity(self.task, self.preset, self.config, label_names, data_fingerprint),
             fresh=fresh_state(),
             resume=resume,
+            growing=("epochs",),
+            overwrite=overwrite,
         )
 
     def _end_epoch(self, model, tokenizer, state, logs, has_evaluation):

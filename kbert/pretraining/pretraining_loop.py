@@ -113,6 +113,7 @@ class PretrainingLoop:
         tokenizer=None,
         eval_data=None,
         resume=False,
+        overwrite=False,
     ):
         """Pretrains; returns a `PretrainingResult`.
 
@@ -123,7 +124,9 @@ class PretrainingLoop:
             tokenizer: the `BertTokenizer` of a new model; with `init_from`, None for
                 the preset's own.
             eval_data: a shard folder (or `ShardReader`) to score the final model on.
-            resume: continue the run whose checkpoint is in `output_dir`.
+            resume: continue the run whose checkpoint is in `output_dir`; with more
+                `steps` than it had, a finished run goes on.
+            overwrite: start afresh in an `output_dir` that holds a run, deleting it.
         """
         config = self.config
         reader, eval_reader = shard_readers(train_data, eval_data, config)
@@ -145,7 +148,7 @@ class PretrainingLoop:
                 "data with `kbert create-pretraining-data --dynamic-masking`.",
                 reader.folder,
             )
-        state = self._start_state(reader, init_from, backbone_config, resume)
+        state = self._start_state(reader, init_from, backbone_config, resume, overwrite)
 
         set_random_seed(config.seed)
         with (
@@ -262,13 +265,15 @@ class PretrainingLoop:
             },
         }
 
-    def _start_state(self, reader, init_from, backbone_config, resume):
+    def _start_state(self, reader, init_from, backbone_config, resume, overwrite):
         return start_state(
             self.checkpoint,
             self.output_dir,
             self._identity(reader, init_from, backbone_config),
             fresh=dict(global_step=0),
             resume=resume,
+            growing=("steps",),
+            overwrite=overwrite,
         )
 
     def _notify(self, method, *args):

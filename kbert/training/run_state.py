@@ -3,6 +3,7 @@
 import logging
 import os
 import pathlib
+import shutil
 
 logger = logging.getLogger("kbert.training")
 
@@ -15,7 +16,7 @@ CHECKPOINT_FILE = "training_checkpoint.h5"
 MODEL_SOURCE_KEYS = ("init_from", "preset")
 
 
-def start_state(checkpoint, output_dir, identity, fresh, resume):
+def start_state(checkpoint, output_dir, identity, fresh, resume, growing=(), overwrite=False):
     """The state a run starts from.
 
     Args:
@@ -25,6 +26,10 @@ def start_state(checkpoint, output_dir, identity, fresh, resume):
             checkpoint (settings, data fingerprint, model): a dict of plain data.
         fresh: the rest of a new run's state (counters at zero, empty history).
         resume: continue from the checkpoint when there is one.
+        growing: settings of `identity["config"]` that a resumed run may raise (the
+            length of the run: epochs, steps), extending a run, finished or not; the
+            learning-rate schedule is then the longer run's from where it stopped.
+        overwrite: start afresh in a folder that holds a run (its files are deleted).
 
     Returns:
         The checkpoint's state when resuming, else `dict(identity, **fresh)`.
@@ -33,24 +38,61 @@ def start_state(checkpoint, output_dir, identity, fresh, resume):
         ValueError: when resuming with other settings than the checkpoint's (the
             message names each difference), or when a new run finds its folder in use.
     """
+    if overwrite:
+        clear_run_folder(output_dir, checkpoint)
     if resume and checkpoint.exists():
         state = checkpoint.read_state()
         saved = {key: state.get(key) for key in identity}
         for key in MODEL_SOURCE_KEYS:
             if isinstance(saved.get(key), str):  # a checkpoint may predate absolute paths
                 saved[key] = model_source(saved[key])
+        grown = _grown_settings(saved, identity, growing)
+        if grown:
+            saved["config"] = dict(saved["config"], **{key: new for key, (_, new) in grown.items()})
         if saved != identity:
             raise ValueError(
                 f"Cannot resume from {str(checkpoint.path)!r}: the run was started with "
                 f"different settings ({describe_differences(saved, identity)}). Resume "
                 "with the original settings, or start a new run in an empty folder."
             )
+        for key, (old, new) in grown.items():
+            logger.info("Extending the run in %s: %s %s -> %s.", output_dir, key, old, new)
+            state["config"] = dict(state["config"], **{key: new})
         return state
     if resume:
         logger.info("No training checkpoint in %s: starting a new run.", output_dir)
     else:
         check_new_run_folder(output_dir)
     return dict(identity, **fresh)
+
+
+def _grown_settings(saved, identity, growing):
+    """`{key: (then, now)}` of the `growing` settings that are larger now."""
+    then, now = saved.get("config") or {}, identity.get("config") or {}
+    grown = {}
+    for key in growing:
+        old, new = then.get(key), now.get(key)
+        if isinstance(old, int) and isinstance(new, int) and new > old:
+            grown[key] = (old, new)
+    return grown
+
+
+def clear_run_folder(output_dir, checkpoint):
+    """Deletes what `output_dir` holds when it holds a run (its training checkpoint);
+    a folder holding anything else is refused, and an empty or missing one is left."""
+    if not output_dir.exists() or not any(output_dir.iterdir()):
+        return
+    if not checkpoint.exists():
+        raise ValueError(
+            f"The output folder {str(output_dir)!r} holds no training run to start over "
+            "(no training checkpoint): choose an empty folder."
+        )
+    logger.info("Starting over in %s: deleting the run it holds.", output_dir)
+    for entry in output_dir.iterdir():
+        if entry.is_dir() and not entry.is_symlink():
+            shutil.rmtree(entry)
+        else:
+            entry.unlink()
 
 
 def check_new_run_folder(output_dir):
