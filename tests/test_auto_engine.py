@@ -1,8 +1,9 @@
 """engine="auto" takes ONNX Runtime from the first call: a small model's graph is made
-before the call answers, a large one's in the background while Keras answers; what a
-stopped export leaves is never trusted.
+before the call answers, a large one's in the background once the model is left alone,
+Keras answering meanwhile.
 
-The models are tiny; "large" is what `SYNCHRONOUS_EXPORT_BYTES` says, set to 0 here.
+The models are tiny; "large" is what `SYNCHRONOUS_EXPORT_BYTES` says, set to 0 here, and
+the background export waits `EXPORT_DELAY_SECONDS`, 0 here unless a test says.
 The export is kbert's own (`kbert.inference.onnx_export`, in this process).
 """
 
@@ -43,6 +44,7 @@ def on_a_cpu(tmp_path, monkeypatch, classifier):
     monkeypatch.setattr(inference_engine, "AUTO_PREFERS_ONNX_RUNTIME", True)
     monkeypatch.setattr(inference_engine, "on_cpu", lambda: True)
     monkeypatch.setattr(inference_engine, "_EXPORTS", {})
+    monkeypatch.setattr(inference_engine, "EXPORT_DELAY_SECONDS", 0.0)
     inference_engine._ENGINES.pop(classifier, None)
     yield tmp_path / "cache"
     for export in inference_engine._EXPORTS.values():
@@ -132,3 +134,17 @@ def test_no_export_without_onnxruntime_and_nothing_above_debug(classifier, on_a_
         classifier.classify(TEXTS)
     assert not on_a_cpu.exists() and inference_engine._EXPORTS == {}
     assert [record for record in caplog.records if record.levelno > logging.DEBUG] == []
+
+
+def test_a_background_export_waits_until_the_model_is_left_alone(classifier, on_a_cpu,
+                                                                  monkeypatch):
+    monkeypatch.setattr(inference_engine, "SYNCHRONOUS_EXPORT_BYTES", 0)
+    monkeypatch.setattr(inference_engine, "EXPORT_DELAY_SECONDS", 0.5)
+    for _ in range(4):  # each call puts it off again
+        assert engine_model(classifier) is classifier
+        (export,) = _background_exports(classifier).values()
+        assert not export["started"].is_set()
+        export["thread"].join(timeout=0.3)
+    export["thread"].join(timeout=120)
+    assert export["started"].is_set() and export["written"].is_set()
+    assert isinstance(engine_model(classifier), OnnxRuntimeModel)

@@ -1,5 +1,6 @@
-"""A background export that "auto" began is finished by the process's exit, and one that
-a kill stopped leaves nothing a later process trusts: the next one makes the graph again.
+"""A background export that "auto" began is finished by the process's exit, one only
+scheduled is dropped, and one that a kill stopped leaves nothing a later process trusts:
+the next one makes the graph again.
 
 Each stage is a fresh process on JAX (the command line's backend) over the same tiny
 classifier preset and kbert cache; the export is held at a chosen point by patching it.
@@ -62,12 +63,17 @@ def unrecorded(entry, name, data, weights_sha256):
 
 if stage == "use":
     inference_engine.SYNCHRONOUS_EXPORT_BYTES = 2**40
+elif stage == "scheduled":  # a one-shot command: it ends before the export is due
+    inference_engine.SYNCHRONOUS_EXPORT_BYTES = 0
+    inference_engine.EXPORT_DELAY_SECONDS = 600
 elif stage == "exit":  # an export still running when the main thread ends
     inference_engine.SYNCHRONOUS_EXPORT_BYTES = 0
+    inference_engine.EXPORT_DELAY_SECONDS = 0
     export_graph = onnx_export.export_graph
     onnx_export.export_graph = lambda *args: time.sleep(2) or export_graph(*args)
 else:
     inference_engine.SYNCHRONOUS_EXPORT_BYTES = 0
+    inference_engine.EXPORT_DELAY_SECONDS = 0
     if stage == "writing":
         onnx_export.export_graph = half_written
     else:  # written and renamed into place, then held before its record
@@ -155,3 +161,12 @@ def test_an_exit_during_the_export_finishes_the_graph(preset, tmp_path):
     assert json.loads((entry / "manifest.json").read_text())["graphs"]["model.onnx"]
     _, stderr = _later_process_runs_the_graph(preset, tmp_path / "cache")
     assert "ONNX graph" not in stderr  # taken as recorded, not made again
+
+
+def test_an_exit_before_the_export_is_due_makes_nothing(preset, tmp_path):
+    environment = dict(os.environ, KERAS_BACKEND="jax", KBERT_CACHE=str(tmp_path / "cache"))
+    completed = subprocess.run([sys.executable, "-c", SCRIPT, preset, "scheduled"],
+                               capture_output=True, text=True, timeout=300, env=environment)
+    assert completed.returncode == 0, completed.stderr[-3000:]
+    assert json.loads(completed.stdout.splitlines()[-1])["engine"] == "BertClassifier"
+    assert not (tmp_path / "cache" / "onnx").exists()

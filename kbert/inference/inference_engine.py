@@ -18,20 +18,19 @@ its weights stay the same objects (on TensorFlow, whose variables change in plac
 is taken on each call).
 
 "auto" picks ONNX Runtime where it was measured faster (`AUTO_PREFERS_ONNX_RUNTIME`,
-benchmarks/NOTES.md section 8): on a CPU, with onnxruntime installed, on JAX and PyTorch
-(on TensorFlow, telling whether a cached graph is still the model's would take a
-checksum of every weight on every call); else Keras. It takes ONNX Runtime from the
-first call: a model whose graph is cached runs it; one whose graph is missing gets it
-made (where `onnx` is installed, `can_export`) - before the call answers when its
-weights are small enough for that to take a fraction of a second
-(`SYNCHRONOUS_EXPORT_BYTES`), else in a daemon thread while Keras answers, so that no
-call waits for an export longer than Keras takes. Once the thread has written and
-recorded the graph and made its session, later calls in the process run it, and so
-does every later process. At exit, a graph still being written is finished (its
-session is not made); a process killed meanwhile leaves no record, and a graph without
-one is never run. A graph that is not as recorded is made again, with a warning. When
-onnxruntime is missing, "auto" says so in one DEBUG line (once per process: the light
-install lacks it by design) and runs Keras; "onnxruntime" raises, naming the extra.
+benchmarks/NOTES.md sections 8 and 11): on a CPU, with onnxruntime installed, on JAX and
+PyTorch (on TensorFlow, telling whether a cached graph is still the model's would take a
+checksum of every weight on every call); else Keras. A cached graph runs from the first
+call. A missing one is made (where `onnx` is installed, `can_export`): before the call
+answers when the weights are small enough for that to take a fraction of a second
+(`SYNCHRONOUS_EXPORT_BYTES`); else in a daemon thread once "auto" has left the model
+alone for `EXPORT_DELAY_SECONDS`, Keras answering meanwhile (on 2 cores an export beside
+Keras' first calls slowed both). Later calls, and later processes, then run it. At
+exit a scheduled export is dropped, and one writing its graph is finished (a process
+killed meanwhile leaves no record: a graph without one is never run). A graph that is
+not as recorded is made again, with a warning. Without onnxruntime, "auto" says so in
+one DEBUG line (the light install lacks it by design) and runs Keras; "onnxruntime"
+raises, naming the extra.
 """
 
 import atexit
@@ -58,9 +57,9 @@ _CHECKSUM_CHUNK_BYTES = 1 << 24
 
 # Per Keras model: its weights' stamp and checksum, its runners and its int8 copy.
 _ENGINES = weakref.WeakKeyDictionary()
-# Graphs "auto" began making in this process: (weights checksum, quantize) -> {"written":
-# an Event set once the graph is cached or the export failed, "thread": the thread, done
-# once the runner is made}.
+# Graphs "auto" scheduled in this process: (weights checksum, quantize) -> {"thread": a
+# `threading.Timer` that makes the graph and its runner, "started": set when it begins,
+# "written": set once the graph is cached or the export failed}.
 _EXPORTS = {}
 _EXPORTS_LOCK = threading.Lock()
 _EXITING = threading.Event()
@@ -69,6 +68,11 @@ _EXITING = threading.Event()
 # compiles for 1.1 s; BERT-base's 438 MB: 1.0 s and 1.0 s), so "auto" makes their graph
 # before it answers; larger models' graphs are made in the background.
 SYNCHRONOUS_EXPORT_BYTES = 64 * 2**20
+# A larger model's graph is made once "auto" has not run it for this long: a one-shot
+# command has ended by then, and on a 2-core CPU an export beside Keras' first calls
+# slowed a fresh `kbert classify` of 64 sentences at BERT-base from 22.5 s to 43.5 s
+# (benchmarks/NOTES.md section 11).
+EXPORT_DELAY_SECONDS = 2.0
 _told_missing = False
 
 
@@ -114,7 +118,8 @@ def _auto_runner(model, quantize):
     if runner is not None:
         return runner
     key = (entry["checksum"], quantize)
-    if key in _EXPORTS:  # being made in this process, or failed here once
+    if key in _EXPORTS:  # scheduled (put off again), being made, or failed here once
+        _schedule_export(model, quantize, key)
         return None
     names = [GRAPH_FILES[None]] + ([GRAPH_FILES[quantize]] if quantize else [])
     if all((graph_path(model).parent / name).is_file() for name in names):
@@ -123,7 +128,7 @@ def _auto_runner(model, quantize):
         return None
     if _weights_bytes(entry) <= SYNCHRONOUS_EXPORT_BYTES:
         return _onnx_runtime_model(model, quantize, quiet=True)
-    _start_export(model, quantize, key)
+    _schedule_export(model, quantize, key)
     return None
 
 
@@ -151,32 +156,40 @@ def _weights_bytes(entry):
     return sum(math.prod(variable.shape) * 4 for variable in entry["variables"])
 
 
-def _start_export(model, quantize, key):
-    """Makes `model`'s graph and its runner in a daemon thread; "auto" runs Keras meanwhile.
-
-    At exit, a graph still being written is finished, without its session
-    (`_finish_exports`).
-    """
-    export = {"written": threading.Event()}
-
-    def make():
-        try:
-            _onnx_runtime_model(model, quantize, quiet=True, written=export["written"])
-        except _Exiting:
-            pass
-        except Exception as error:  # "auto" stays on Keras in this process
-            logger.warning("Making the ONNX Runtime engine of the model failed (%s); "
-                           "inference runs on Keras.", error)
-        finally:
-            export["written"].set()
-
-    export["thread"] = threading.Thread(target=make, name="kbert-onnx-export", daemon=True)
+def _schedule_export(model, quantize, key):
+    """Makes `model`'s graph and runner in a daemon thread once "auto" has left it alone
+    for `EXPORT_DELAY_SECONDS` (each call puts it off again): while the process is idle
+    (the app between requests), never beside the work it would slow down; a process
+    that ends sooner (a one-shot command) makes nothing."""
     with _EXPORTS_LOCK:
+        export = _EXPORTS.get(key)
+        if export is not None and export["started"].is_set():
+            return  # being made, made, or failed
+        if export is not None:
+            export["thread"].cancel()  # not begun yet: put off again
         if not _EXPORTS:
             atexit.register(_finish_exports)
-        _EXPORTS[key] = export
-    logger.debug("Making the ONNX graph of the model in the background.")
-    export["thread"].start()
+        export = _EXPORTS[key] = {"written": threading.Event(), "started": threading.Event()}
+
+        def make():
+            with _EXPORTS_LOCK:  # begun before the exit (which waits for it), or not at all
+                if _EXITING.is_set():
+                    return
+                export["started"].set()
+            try:
+                _onnx_runtime_model(model, quantize, quiet=True, written=export["written"])
+            except _Exiting:
+                pass
+            except Exception as error:  # "auto" stays on Keras in this process
+                logger.warning("Making the ONNX Runtime engine of the model failed (%s); "
+                               "inference runs on Keras.", error)
+            finally:
+                export["written"].set()
+
+        export["thread"] = threading.Timer(EXPORT_DELAY_SECONDS, make)
+        export["thread"].name, export["thread"].daemon = "kbert-onnx-export", True
+        export["thread"].start()
+    logger.debug("Making the ONNX graph of the model once idle for %s s.", EXPORT_DELAY_SECONDS)
 
 
 class _Exiting(Exception):
@@ -184,17 +197,17 @@ class _Exiting(Exception):
 
 
 def _finish_exports():
-    """Run at exit: lets each graph being written be finished, then its thread end.
-
-    A daemon thread stopped by the interpreter's exit inside a native call (a JAX array
-    read, ONNX Runtime) can abort the whole process; the graph's writing is bounded
-    (about 1 s at BERT-base, less than Keras' first call, which ran meanwhile), and the
-    session is skipped. A process killed meanwhile leaves a temporary file and no
-    record, which no later process trusts (`kbert.inference.onnx_cache_entry`).
-    """
-    _EXITING.set()
-    for export in list(_EXPORTS.values()):
-        export["thread"].join()
+    """Run at exit: drops scheduled exports, and lets a graph being written be finished
+    (about 1 s at BERT-base; its session is skipped): a daemon thread stopped inside a
+    native call (a JAX array read, ONNX Runtime) can abort the whole process."""
+    with _EXPORTS_LOCK:
+        _EXITING.set()
+        exports = list(_EXPORTS.values())
+        for export in exports:
+            export["thread"].cancel()
+    for export in exports:
+        if export["started"].is_set():
+            export["thread"].join()
 
 
 def on_cpu():
