@@ -8,6 +8,7 @@ from PySide6.QtCore import Signal
 from kbert_gui.evaluation.evaluate_file_dialog import EvaluateFileDialog
 from kbert_gui.evaluation.evaluation_browser import EvaluationBrowser
 from kbert_gui.services.model_description import short_name
+from kbert_gui.services.worker import Worker
 
 
 class EvaluationLauncher(QObject):
@@ -48,9 +49,11 @@ class EvaluationLauncher(QObject):
     def evaluate(self, request):
         """Queues `request` (an `EvaluationRequest`); returns its `Worker`."""
         self.context.status_message.emit(f"Evaluating {request.title}…")
-        self.worker = self.context.run_inference(_evaluate, request, self.context.models)
-        self.worker.signals.result.connect(lambda predictions: self._show(request, predictions))
-        self.worker.signals.error.connect(self._fail)
+        # Connected before it starts: a refusal can come back before this line returns.
+        worker = Worker(_evaluate, request, self.context.models)
+        worker.signals.result.connect(lambda predictions: self._show(request, predictions))
+        worker.signals.error.connect(self._fail)
+        self.worker = self.context.inference_pool.start(worker)
         return self.worker
 
     def _show(self, request, predictions):
