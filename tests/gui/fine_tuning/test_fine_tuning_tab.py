@@ -554,13 +554,16 @@ def test_a_run_that_fails_in_its_own_folder_moves_the_form_to_a_fresh_one(
     tab, qtbot, tmp_path, data
 ):
     output = tmp_path / "pretraining"
-    # Far more instances per batch than the text makes: kbert fails after making them.
+    # An evaluation text that is not UTF-8: kbert fails on it after making the training
+    # instances in the run folder.
+    evaluation = tmp_path / "latin1.txt"
+    evaluation.write_bytes("café au lait\n".encode("latin-1"))
     set_up_run(
-        tab, qtbot, data["corpus"], output, task="masked-lm", epochs=1, batch_size=4096
+        tab, qtbot, data["corpus"], output, evaluation, task="masked-lm", epochs=1, batch_size=8
     )
     status = click_and_wait_for_end(tab, qtbot, tab.start_button)
     assert status == "failed"
-    assert "fewer than one batch" in tab.error_banner.message
+    assert "not valid UTF-8" in tab.error_banner.message
     assert any(output.iterdir()) and not (output / CHECKPOINT_FILE).exists()
     # The next Start is not refused: the form moved on, the failed run's files stay.
     fresh = tmp_path / "pretraining-2"
