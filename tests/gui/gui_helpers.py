@@ -27,6 +27,20 @@ def make_context(tmp_path, source="demo"):
     return AppContext(models)
 
 
+def one_tab_window(qtbot, tmp_path, source="demo"):
+    """A `MainWindow` (not shown) with one plain tab, on a context from `make_context`;
+    stop its context at the end of the test."""
+    from PySide6.QtWidgets import QLabel
+
+    from kbert_gui.window.main_window import MainWindow
+
+    label = QLabel("first")
+    label.setWindowTitle("First")
+    window = MainWindow(make_context(tmp_path, source), [("first", label)])
+    qtbot.addWidget(window)
+    return window
+
+
 def open_window_at_minimum_size(qtbot, tmp_path):
     """The app's window on the demo model (context from `make_context`), shown and
     shrunk to its minimum size; qtbot closes it at the end of the test."""

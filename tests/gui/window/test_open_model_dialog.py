@@ -8,12 +8,10 @@ import shiboken6
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialogButtonBox
 from PySide6.QtWidgets import QFileDialog
-from PySide6.QtWidgets import QLabel
 
-from gui_helpers import make_context
+from gui_helpers import one_tab_window
 from gui_helpers import stop_context
 from kbert.presets import BUILTIN_PRESETS
-from kbert_gui.window.main_window import MainWindow
 from kbert_gui.window.model_source_problem import NO_NAME
 from kbert_gui.window.model_source_problem import model_source_problem
 from kbert_gui.window.open_model_dialog import OpenModelDialog
@@ -23,15 +21,11 @@ TIMEOUT_MS = 60_000
 
 @pytest.fixture
 def window(qtbot, tmp_path):
-    context = make_context(tmp_path)
-    label = QLabel("first")
-    label.setWindowTitle("First")
-    window = MainWindow(context, [("first", label)])
-    qtbot.addWidget(window)
+    window = one_tab_window(qtbot, tmp_path)
     window.show()
     qtbot.waitExposed(window)
     yield window
-    stop_context(context)
+    stop_context(window.context)
 
 
 def _open_dialog(qtbot, window):
