@@ -20,17 +20,17 @@ is taken on each call).
 "auto" picks ONNX Runtime where it was measured faster (`AUTO_PREFERS_ONNX_RUNTIME`,
 benchmarks/NOTES.md sections 8 and 11): on a CPU, with onnxruntime installed, on JAX and
 PyTorch (on TensorFlow, telling whether a cached graph is still the model's would take a
-checksum of every weight on every call); else Keras. A cached graph runs from the first
-call. A missing one is made (where `onnx` is installed, `can_export`): before the call
-answers when the weights are small enough for that to take a fraction of a second
-(`SYNCHRONOUS_EXPORT_BYTES`); else in a daemon thread once "auto" has left the model
-alone for `EXPORT_DELAY_SECONDS`, Keras answering meanwhile (on 2 cores an export beside
-Keras' first calls slowed both). Later calls, and later processes, then run it. At
-exit a scheduled export is dropped, and one writing its graph is finished (a process
-killed meanwhile leaves no record: a graph without one is never run). A graph that is
-not as recorded is made again, with a warning. Without onnxruntime, "auto" says so in
-one DEBUG line (the light install lacks it by design) and runs Keras; "onnxruntime"
-raises, naming the extra.
+checksum of every weight on every call); else Keras. For weights small enough that
+making or loading the graph takes a fraction of a second (`SYNCHRONOUS_EXPORT_BYTES`),
+from the first call: the graph is made (where `onnx` is installed, `can_export`) or
+loaded before it answers. Larger models answer on Keras until "auto" has left them alone
+for `EXPORT_DELAY_SECONDS`; a daemon thread then makes or loads the graph and its
+session, and later calls run it: the app switches between requests, while a one-shot
+command, where Keras was measured faster than loading ONNX Runtime, ends first. At exit
+a scheduled export is dropped, and one writing its graph is finished (a process killed
+meanwhile leaves no record: a graph without one is never run). A graph that is not as
+recorded is made again, with a warning. Without onnxruntime, "auto" says so in one
+DEBUG line (the light install lacks it by design) and runs Keras; "onnxruntime" raises.
 """
 
 import atexit
@@ -68,10 +68,10 @@ _EXITING = threading.Event()
 # compiles for 1.1 s; BERT-base's 438 MB: 1.0 s and 1.0 s), so "auto" makes their graph
 # before it answers; larger models' graphs are made in the background.
 SYNCHRONOUS_EXPORT_BYTES = 64 * 2**20
-# A larger model's graph is made once "auto" has not run it for this long: a one-shot
-# command has ended by then, and on a 2-core CPU an export beside Keras' first calls
-# slowed a fresh `kbert classify` of 64 sentences at BERT-base from 22.5 s to 43.5 s
-# (benchmarks/NOTES.md section 11).
+# A larger model's graph is made or loaded once "auto" has not run it for this long: a
+# one-shot command has ended by then (at BERT-base, loading ONNX Runtime made a fresh
+# `kbert classify` of one sentence 8.2 s where Keras took 5.2 s, and an export beside
+# Keras' first calls made 64 sentences 43.5 s instead of 22.5 s: NOTES section 11).
 EXPORT_DELAY_SECONDS = 2.0
 _told_missing = False
 
@@ -122,12 +122,12 @@ def _auto_runner(model, quantize):
         _schedule_export(model, quantize, key)
         return None
     names = [GRAPH_FILES[None]] + ([GRAPH_FILES[quantize]] if quantize else [])
-    if all((graph_path(model).parent / name).is_file() for name in names):
-        return _onnx_runtime_model(model, quantize)  # checked against its record first
-    if not can_export():
+    if not (can_export() or all((graph_path(model).parent / name).is_file()
+                                for name in names)):
         return None
     if _weights_bytes(entry) <= SYNCHRONOUS_EXPORT_BYTES:
-        return _onnx_runtime_model(model, quantize, quiet=True)
+        return _onnx_runtime_model(model, quantize, quiet=True)  # checked, or made
+    # Even loading a cached graph costs a fresh process more than Keras' first call.
     _schedule_export(model, quantize, key)
     return None
 
