@@ -68,10 +68,13 @@ class SaliencyController(QObject):
         return None if self.outcome is None else self.outcome.saliency
 
     def show_targets(self, outcome):
-        """Offers the targets of `outcome` (a `ClassifyOutcome`, or None for none)."""
-        self._classify_outcome = outcome
+        """Offers the targets of `outcome` (a `ClassifyOutcome`, or None for none): its
+        most probable label (or first entity) first; the user's choice stays only while
+        the text is the same."""
+        previous, self._classify_outcome = self._classify_outcome, outcome
         combo = self.panel.target_combo
-        chosen = combo.currentData()
+        same_text = previous is not None and outcome is not None and previous.text == outcome.text
+        chosen = combo.currentData() if same_text else None
         combo.clear()
         class_name = None if outcome is None else outcome.description.class_name
         self.panel.setVisible(class_name in NO_TARGET_HINT)
