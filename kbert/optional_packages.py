@@ -17,7 +17,6 @@ EXTRAS = {
     "optuna": ("Optuna (the fine-tuning search)", "search"),
     "onnxruntime": ("ONNX Runtime", "onnx"),
     "onnx": ("ONNX", "onnx"),
-    "tf2onnx": ("tf2onnx (ONNX export)", "onnx"),
 }
 # What ONNX export imports (`kbert.inference.onnx_export`), found without importing it.
 ONNX_EXPORT_MODULES = ("onnx",)

@@ -16,7 +16,7 @@ import sys
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 # What `pip install kbert` does not bring (the extras' top-level modules).
-EXTRA_MODULES = ("tensorflow", "torch", "onnxruntime", "onnx", "tf2onnx", "PySide6",
+EXTRA_MODULES = ("tensorflow", "torch", "onnxruntime", "onnx", "PySide6",
                  "shiboken6", "optuna")
 
 _BLOCKER = """
