@@ -152,7 +152,6 @@ def _model_cases():
             input_data=plain_inputs,
             fit_targets=_labels(3, BATCH),
             float_output_dtype="float32",
-            float32_layers=("classifier_head",),
         ),
         "BertMaskedLM": dict(
             init_kwargs=_task(head_activation="gelu_approximate", head_layer_norm_epsilon=1e-5),
@@ -168,7 +167,6 @@ def _model_cases():
             # The softmax over an example's choices does not see a bias they all share.
             untrained=("choice_head/bias",),
             float_output_dtype="float32",
-            float32_layers=("choice_head",),
         ),
         "BertPretrainer": dict(
             init_kwargs=_task(head_activation="relu"),
@@ -178,7 +176,6 @@ def _model_cases():
                 "nsp_logits": _labels(2, BATCH),
             },
             float_output_dtype="float32",
-            float32_layers=("next_sentence_head",),
         ),
         "BertQuestionAnswerer": dict(
             init_kwargs=_task(),
@@ -187,7 +184,6 @@ def _model_cases():
             # The softmax over positions does not see the bias every position shares.
             untrained=("pooler", "span_head/bias"),
             float_output_dtype="float32",
-            float32_layers=("span_head",),
         ),
         "BertTokenClassifier": dict(
             init_kwargs=_task(num_classes=3),
@@ -195,7 +191,6 @@ def _model_cases():
             fit_targets=_token_labels(plain_inputs),
             untrained=("pooler",),
             float_output_dtype="float32",
-            float32_layers=("token_classifier_head",),
         ),
     }
 
