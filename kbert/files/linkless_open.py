@@ -69,7 +69,9 @@ def open_in_folder(directory, name, flags, path, action="write", mode=0o644):
         status = os.fstat(descriptor)
         if not stat.S_ISREG(status.st_mode):
             raise FileRefusedError(path, "it is not a regular file; delete it", action)
-        if status.st_nlink != 1:
+        # More than one name: a hard link to another file. None: another process deleted
+        # it between the open and now (a released lock); its callers check the name again.
+        if status.st_nlink > 1:
             raise FileRefusedError(
                 path, "it has other names (hard links to another file); delete it", action
             )
