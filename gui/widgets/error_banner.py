@@ -1,11 +1,13 @@
 """An inline error line: what went wrong, where the user is looking."""
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QHBoxLayout
 from PySide6.QtWidgets import QToolButton
 
 from kbert_gui.widgets import style
 from kbert_gui.widgets.message_banner import MessageBanner
+
+# Room between the close button and the box's edges, in pixels.
+BUTTON_INSET = 2
 
 
 class ErrorBanner(MessageBanner):
@@ -13,26 +15,36 @@ class ErrorBanner(MessageBanner):
 
     Tabs show errors here rather than in modal dialogs, so a failure never blocks the
     window and the message stays visible next to the input that caused it. Its close
-    button (`close_button`, "✕") dismisses it; whoever shows it clears it once the next
-    action succeeds.
+    button (`close_button`, "✕") sits in the box's top right corner, in room the text
+    leaves free, so a one-line error is one line high; it dismisses the message, and
+    whoever shows it clears it once the next action succeeds.
     """
 
     def __init__(self, parent=None):
-        super().__init__("errorBanner", style.ERROR, parent)
+        button = QToolButton()
+        button.setText("✕")
+        room = button.sizeHint().width() + 2 * BUTTON_INSET
+        super().__init__("errorBanner", style.ERROR, parent, right_padding=room)
         self.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.close_button = QToolButton(self)
-        self.close_button.setObjectName("dismissError")
-        self.close_button.setText("✕")
-        self.close_button.setToolTip("Dismiss this message")
-        self.close_button.setAutoRaise(True)
-        self.close_button.setCursor(Qt.CursorShape.ArrowCursor)
-        self.close_button.clicked.connect(self.clear_error)
-        layout = QHBoxLayout(self)
-        layout.setContentsMargins(0, 0, 2, 0)
-        layout.addStretch(1)
-        layout.addWidget(self.close_button, 0, Qt.AlignmentFlag.AlignTop)
-        # The text keeps clear of the button.
-        self.setContentsMargins(0, 0, self.close_button.sizeHint().width() + 2, 0)
+        # Placed by hand, not by a layout: a layout inside the label would make the
+        # box as high as the label's size hint (text wrapped at a guessed width).
+        self.close_button = button
+        button.setParent(self)
+        button.setObjectName("dismissError")
+        button.setToolTip("Dismiss this message")
+        button.setAutoRaise(True)
+        button.setCursor(Qt.CursorShape.ArrowCursor)
+        button.clicked.connect(self.clear_error)
+
+    def resizeEvent(self, event):
+        super().resizeEvent(event)
+        button = self.close_button
+        size = button.sizeHint()
+        top = max((min(self.height(), self._one_line_height()) - size.height()) // 2, 0)
+        button.setGeometry(self.width() - size.width() - BUTTON_INSET, top, size.width(), size.height())
+
+    def _one_line_height(self):
+        return self.fontMetrics().height() + 2 * (style.MESSAGE_PADDING + 1)
 
     def show_error(self, message):
         self.show_message(message)

@@ -98,11 +98,18 @@ def text_style(color, italic=False, bold=False, padding=None):
     return " ".join(parts)
 
 
-def message_style(object_name, colors):
-    """The style sheet of an inline message box (`QLabel#object_name`) in `colors`."""
+# An inline message box's padding around its text, in pixels: one line of text in a box
+# about two lines of text high at most.
+MESSAGE_PADDING = 4
+
+
+def message_style(object_name, colors, right_padding=MESSAGE_PADDING):
+    """The style sheet of an inline message box (`QLabel#object_name`) in `colors`;
+    `right_padding` (pixels) keeps its text clear of a button in its right edge."""
     return (
         f"QLabel#{object_name} {{ color: {colors.text}; background: {colors.background};"
-        f" border: 1px solid {colors.border}; border-radius: 4px; padding: 6px; }}"
+        f" border: 1px solid {colors.border}; border-radius: 4px; padding: {MESSAGE_PADDING}px;"
+        f" padding-right: {right_padding}px; }}"
     )
 
 
