@@ -177,6 +177,15 @@ def earlier_run_line(task_label, steps):
     return f"The run in this folder ({task_label.lower()}) {done}. Resume continues it."
 
 
+# The ETA beside the progress bar until a run's (or a search trial's) own steps give one.
+ETA_ESTIMATING = "ETA: estimating…"
+
+
+def steps_text(step, total):
+    """The progress bar's text: "1,250 / 3,200 steps" (Qt's "%v" has no separators)."""
+    return f"{step:,} / {total:,} steps"
+
+
 def eta_text(seconds_left, seconds_per_step):
     """The ETA beside the progress bar: "ETA 1:05 · 500 ms/step"."""
     return f"ETA {format_duration(seconds_left)} · {seconds_per_step * 1000:.0f} ms/step"

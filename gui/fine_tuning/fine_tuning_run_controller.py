@@ -152,9 +152,8 @@ class FineTuningRunController(QObject):
         self.job = self._job(task, train, output, resume)
         self._fresh_folder = not resume and not (folder.exists() and any(folder.iterdir()))
         self._record_folder = None
-        self.view.begin(
-            task, output, resume, record, resume and self._last_run == run, self.job.search
-        )
+        continued, epochs = resume and self._last_run == run, self.job.settings.get("epochs")
+        self.view.begin(task, output, resume, record, continued, self.job.search, epochs)
         self._last_run = run
         self.result = None
         self._set_running(True)

@@ -2,6 +2,7 @@
 evaluation table, log, the saved model; and the record that brings them back."""
 
 import datetime
+import time
 
 from PySide6.QtCore import QObject
 from PySide6.QtGui import QColor
@@ -15,6 +16,7 @@ from kbert_gui.fine_tuning.eta_estimator import EtaEstimator
 from kbert_gui.fine_tuning.fine_tuning_events import LogLine
 from kbert_gui.fine_tuning.fine_tuning_events import ProbePredicted
 from kbert_gui.fine_tuning.fine_tuning_events import TrialFinished
+from kbert_gui.fine_tuning.fine_tuning_format import ETA_ESTIMATING
 from kbert_gui.fine_tuning.fine_tuning_format import TRAINING_LOSS
 from kbert_gui.fine_tuning.fine_tuning_format import cancelled_line
 from kbert_gui.fine_tuning.fine_tuning_format import curve_names
@@ -29,8 +31,10 @@ from kbert_gui.fine_tuning.fine_tuning_format import metric_name
 from kbert_gui.fine_tuning.fine_tuning_format import scores_in_percent
 from kbert_gui.fine_tuning.fine_tuning_format import start_line
 from kbert_gui.fine_tuning.fine_tuning_format import status_heading
+from kbert_gui.fine_tuning.fine_tuning_format import steps_text
 from kbert_gui.fine_tuning.fine_tuning_tasks import OPEN_TAB
 from kbert_gui.fine_tuning.fine_tuning_tasks import TASKS
+from kbert_gui.fine_tuning.run_phase_clock import RunPhaseClock
 from kbert_gui.fine_tuning.run_record import RunRecord
 from kbert_gui.fine_tuning.search_progress import SearchProgress
 from kbert_gui.services.export_files import ExportAction
@@ -50,18 +54,25 @@ class FineTuningRunView(QObject):
     `show_cancelled`). It keeps what the panel cannot hold itself: the evaluation
     rows of the epochs so far and the whole log (the log view keeps its latest lines
     only). `record` turns all of it into the `RunRecord` the run folder keeps, and
-    `show_record` shows such a record again after a restart.
+    `show_record` shows such a record again after a restart. While the run waits for
+    something (the model and data, the first step's compilation, a slow step, the
+    cancel), the status line says what, with the seconds ticking (`phase`).
 
     Args:
         panel: the `FineTuningPanel` (also the parent).
+        clock: seconds from any origin, for the waits shown (tests pass their own).
     """
 
-    def __init__(self, panel):
+    def __init__(self, panel, clock=time.monotonic):
         super().__init__(panel)
         self.panel = panel
+        self.phase = RunPhaseClock(panel.status_label, clock, self)
         self._epoch_rows = []
         self._log_lines = []
         self._eta = EtaEstimator()
+        self._steps_per_epoch = None
+        self._epochs = None
+        self._resume = False
         self._cancelling = False
         self._in_percent = False  # scores_in_percent of the run shown
         # A search's finished trials: trial number -> (loss points, metric points, rows).
@@ -70,7 +81,9 @@ class FineTuningRunView(QObject):
 
     # --- A run begins -------------------------------------------------------------------
 
-    def begin(self, task, output, resume, record=None, continued=False, search=None):
+    def begin(
+        self, task, output, resume, record=None, continued=False, search=None, epochs=None
+    ):
         """Shows a run of `task` starting in `output`.
 
         Args:
@@ -81,6 +94,8 @@ class FineTuningRunView(QObject):
             continued: whether the view already shows this run (a resume in the same
                 session): its curves, probes and rows stay.
             search: the job's search (`SearchForm.search`), or None for a single run.
+            epochs: the run's epochs, where all of its steps are of that many epochs
+                (None: unknown), to say when a slow step is an epoch's evaluation.
         """
         panel = self.panel
         if record is not None:
@@ -91,6 +106,8 @@ class FineTuningRunView(QObject):
             panel.probe_list.clear()
             self._epoch_rows = []
         self._cancelling = False
+        self._resume = resume
+        self._epochs = epochs
         self._trials = {}
         self._in_percent = scores_in_percent(task)
         panel.evaluation_model.in_percent = self._in_percent
@@ -98,7 +115,11 @@ class FineTuningRunView(QObject):
         panel.preset_label.clear()
         panel.progress_bar.setRange(0, 0)
         panel.eta_label.setText("")
-        panel.status_label.setText("Resuming…" if resume else "Loading the model and the data…")
+        self.phase.wait(
+            "Resuming: loading the model, the data and the checkpoint…"
+            if resume
+            else "Loading the model and the data…"
+        )
         panel.open_model_button.setEnabled(False)
         self.append_log(start_line(TASKS[task][0], output, resume))
         metric = TASK_SPECS[task].metric if search is not None else None
@@ -148,6 +169,7 @@ class FineTuningRunView(QObject):
         elif isinstance(event, TrainingStarted):
             if self.search.active:
                 self._epoch_rows = self.search.trial_started()
+                self._resume = False  # a new trial starts from its first step
             self._show_train_begin(event.total_steps)
         elif isinstance(event, TrialFinished):
             chart = self.panel.chart
@@ -159,20 +181,32 @@ class FineTuningRunView(QObject):
     def show_cancelling(self):
         """A cancel was asked for: the run stops after the current batch."""
         self._cancelling = True
-        self.panel.status_label.setText("Cancelling after the current batch…")
+        self.phase.wait("Cancelling after the current batch…")
         self.append_log("— Cancel requested")
 
     def _show_train_begin(self, total_steps):
         total = max(int(total_steps), 1)
-        self.panel.progress_bar.setRange(0, total)
-        self.panel.progress_bar.setFormat("%v / %m steps")
+        bar = self.panel.progress_bar
+        bar.setRange(0, total)
+        if not self._resume:
+            bar.setValue(0)  # (a search's next trial: not the last one's final step)
+            bar.setFormat(steps_text(0, total))
+        else:
+            bar.setFormat(f"%v / {total:,} steps")
         self.panel.chart.set_total_steps(total)
         self._eta.start(total)
-        self.panel.status_label.setText(self.search.status("Training…"))
+        epochs = self._epochs if not self.search.active else None
+        self._steps_per_epoch = total // epochs if epochs and total % epochs == 0 else None
+        # A new run or trial: no estimate until its own steps give one.
+        self.panel.eta_label.setText(ETA_ESTIMATING)
+        if not self._cancelling:
+            self.phase.wait(self.search.status("Compiling the training step…"))
 
     def _show_step(self, event, metric):
         panel, step = self.panel, event.step
-        panel.progress_bar.setValue(min(step, panel.progress_bar.maximum()))
+        shown = min(step, panel.progress_bar.maximum())
+        panel.progress_bar.setValue(shown)
+        panel.progress_bar.setFormat(steps_text(shown, panel.progress_bar.maximum()))
         self._eta.step_done(step, event.time)
         left = self._eta.seconds_left()
         if left is not None:
@@ -181,9 +215,19 @@ class FineTuningRunView(QObject):
             panel.chart.add_loss_point(step, event.loss)
         if metric is not None:
             panel.chart.add_metric_point(step, metric)
-        if event.epoch is not None and not self._cancelling:
-            where = f"epoch {event.epoch}, step {step}"
-            panel.status_label.setText(self.search.status(f"Training: {where}"))
+        if not self._cancelling:
+            self._show_stepping(step, event.epoch, evaluating=self._ends_epoch(step))
+
+    def _show_stepping(self, step, epoch, evaluating):
+        """The status line after step `step`, and what a slow next step waits for."""
+        where = f"epoch {epoch}, step {step:,}" if epoch is not None else f"step {step:,}"
+        text = self.search.status(f"Training: {where}")
+        self.phase.stepping(text, step + 1, self._eta.seconds_per_step(), evaluating)
+
+    def _ends_epoch(self, step):
+        """Whether step `step` is an epoch's last (as far as the view knows)."""
+        per_epoch = self._steps_per_epoch
+        return step >= self._eta.total_steps or bool(per_epoch and step % per_epoch == 0)
 
     def _show_epoch(self, event, metric):
         value = event.logs.get(metric)
@@ -194,6 +238,9 @@ class FineTuningRunView(QObject):
         self._epoch_rows.append(dict(event.logs))
         self.panel.evaluation_model.set_rows(self._epoch_rows)
         self.append_log(epoch_line(event.epoch, event.logs, self._in_percent))
+        if not self._cancelling and event.step < self._eta.total_steps:
+            # Evaluated: from now on the run waits for the next epoch's first step.
+            self._show_stepping(event.step, event.epoch, evaluating=False)
 
     def _show_probe(self, epoch, result, error):
         line, tooltip = probe_line(epoch, result, error)
@@ -228,6 +275,7 @@ class FineTuningRunView(QObject):
             panel.evaluation_model.set_rows(*result_table(result))
             summary = result_summary(result, self._in_percent)
             heading = status_heading(result.status)
+        self.phase.stop()
         panel.status_label.setText(f"{heading}: {summary}.")
         panel.eta_label.setText("")
         self._show_saved_model(preset, task, "Saved model")
@@ -260,6 +308,7 @@ class FineTuningRunView(QObject):
             self.panel.open_model_button.setEnabled(True)
 
     def show_error(self, message):
+        self.phase.stop()
         self.panel.error_banner.show_error(message)
         self.panel.status_label.setText("Failed: see the message above.")
         self.append_log(f"ERROR: {message}")
@@ -267,6 +316,7 @@ class FineTuningRunView(QObject):
     def show_cancelled(self, result, task):
         """The run of `task` stopped at a cancel: `result` (None: before any step) has
         its steps and the best model its finished epochs saved, which can be opened."""
+        self.phase.stop()
         cancelled = cancelled_line(result.global_step if result is not None else None)
         if result is not None:
             self._show_saved_model(result.preset_path, task, "Best model saved before the cancel")
@@ -279,7 +329,9 @@ class FineTuningRunView(QObject):
         self.append_log(f"— {cancelled}")
 
     def show_ended(self):
-        """The run is over, however it ended: a progress bar still moving stops."""
+        """The run is over, however it ended: a progress bar still moving stops, and
+        so do the seconds of the status line."""
+        self.phase.stop()
         if self.panel.progress_bar.maximum() == 0:
             self.panel.progress_bar.setRange(0, 1)
 
