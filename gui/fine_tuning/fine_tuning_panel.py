@@ -39,6 +39,7 @@ from kbert_gui.fine_tuning.training_curve_chart import TrainingCurveChart
 from kbert_gui.tab_key import TabKey
 from kbert_gui.widgets import style
 from kbert_gui.widgets.error_banner import ErrorBanner
+from kbert_gui.widgets.score_table_view import ScoreTableView
 
 
 class FineTuningPanel(QWidget):
@@ -367,14 +368,6 @@ class FineTuningPanel(QWidget):
 
 
 def _score_table(name, model):
-    """A table of scores showing `model`, every column in view (no scroll bar hides the
-    last scores): a narrow one elides its title and values, which the tooltips give."""
-    view = QTableView()
-    view.setObjectName(name)
-    view.setModel(model)
-    view.verticalHeader().setVisible(False)
-    view.verticalHeader().setDefaultSectionSize(22)
-    view.setAlternatingRowColors(True)
-    view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
-    view.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-    return view
+    """A table of scores showing `model`: no title or value cut (titles wrap onto a
+    second line where the columns are narrow; a scroll bar only below that)."""
+    return ScoreTableView(model, name)
