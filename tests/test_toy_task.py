@@ -1,6 +1,7 @@
 """A task added from outside kbert: its model, preprocessor, recipe and one row per table
 (tests/toy_regression.py), and the command line, presets, `.keras` files, the weight
-layout, fine-tuning probes and the app's model description all take it."""
+layout, fine-tuning probes, the app's model description and its "Classify & tag" tab all
+take it."""
 
 import csv
 import dataclasses
@@ -61,6 +62,7 @@ def test_the_command_line_fine_tunes_the_toy_task_and_its_model_loads(fine_tuned
     assert type(model) is BertRegressor and not model.freshly_initialized_heads
     metadata = json.loads((run / "model" / "metadata.json").read_text(encoding="utf-8"))
     assert metadata["fine_tuning"]["negative_mse"] <= 0  # the recipe scored the epoch
+    assert metadata["fine_tuning"]["task"] == TASK  # what the model was trained for
     # A fine-tuning probe answers with the row's inference verb.
     assert isinstance(TASK_SPECS[TASK].predict(model, {"text": "a good cat"}), float)
 
@@ -143,3 +145,61 @@ def test_the_task_table_refuses_rows_that_clash():
     with pytest.raises(ValueError, match="must be a kbert.finetuning.TaskSpec"):
         register_task({"name": TASK})
     assert "toy-other" not in TASK_SPECS
+
+
+def _classify_tab(qtbot, tmp_path, source):
+    from gui_helpers import make_context
+    from kbert_gui.classify.classify_tab import ClassifyTab
+
+    tab = ClassifyTab(make_context(tmp_path, source))
+    qtbot.addWidget(tab)
+    return tab
+
+
+def test_the_app_classify_tab_runs_the_toy_model_from_its_rows(fine_tuned, qtbot, tmp_path):
+    pytest.importorskip("PySide6")
+    from gui_helpers import stop_context
+    from kbert_gui.classify.classify_format import export_document
+    from kbert_gui.classify.classify_format import export_rows
+
+    source = str(fine_tuned[0] / "model")
+    tab = _classify_tab(qtbot, tmp_path, source)
+    try:
+        tab.set_text(TEXTS[1])
+        qtbot.waitUntil(
+            lambda: (tab.outcome is not None and tab.outcome.text == TEXTS[1])
+            or bool(tab.error_banner.message),
+            timeout=60_000,
+        )
+        assert tab.error_banner.message == "" and tab.head_warning.message == ""
+        expected = BertRegressor.from_preset(source).regress(TEXTS[1])
+        assert tab.outcome.value == pytest.approx(expected, abs=1e-5)
+        # The row's kind and verb say what the head does; the value is the headline.
+        assert tab.head_label.text() == "Regressor: type a text to see its regress result."
+        assert tab.headline_label.text() == f"{tab.outcome.value:.4g}"
+        assert not tab.pair_edit.isVisibleTo(tab) and not tab.saliency_panel.isVisibleTo(tab)
+        assert export_document(tab.outcome)["value"] == tab.outcome.value
+        assert export_rows(tab.outcome, ()) == (
+            ("text", "value"), [{"text": TEXTS[1], "value": tab.outcome.value}]
+        )
+    finally:
+        stop_context(tab.context)
+
+
+def test_a_head_of_another_tab_says_which_tab_shows_it(fine_tuned, qtbot, tmp_path):
+    pytest.importorskip("PySide6")
+    from gui_helpers import stop_context
+
+    MODEL_CLASSES["BertRegressor"] = dataclasses.replace(MODEL_ROW, app_tab="question-answering")
+    tab = _classify_tab(qtbot, tmp_path, str(fine_tuned[0] / "model"))
+    try:
+        tab.set_text(TEXTS[1])
+        qtbot.waitUntil(lambda: bool(tab.head_warning.message), timeout=60_000)
+        assert "is a regressor model: this tab does not show its results" in (
+            tab.head_warning.message
+        )
+        assert "Question answering tab</a> does" in tab.head_warning.message
+        assert tab.outcome is None
+    finally:
+        MODEL_CLASSES["BertRegressor"] = MODEL_ROW
+        stop_context(tab.context)

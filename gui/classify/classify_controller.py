@@ -4,16 +4,18 @@ from PySide6.QtCore import QObject
 from PySide6.QtCore import Slot
 
 from kbert_gui.classify.classify_format import NO_HEAD_MESSAGE
+from kbert_gui.classify.classify_format import NOT_SHOWN_MESSAGE
 from kbert_gui.classify.classify_format import UNTRAINED_HEAD_MESSAGE
 from kbert_gui.classify.classify_format import choice_headline
 from kbert_gui.classify.classify_format import classification_headline
 from kbert_gui.classify.classify_format import entities_headline
 from kbert_gui.classify.classify_format import entity_colors
 from kbert_gui.classify.classify_format import head_summary
-from kbert_gui.classify.classify_outcome import CHOICE_CLASS
-from kbert_gui.classify.classify_outcome import CLASSIFIER_CLASS
-from kbert_gui.classify.classify_outcome import HEAD_CLASSES
-from kbert_gui.classify.classify_outcome import TAGGER_CLASS
+from kbert_gui.classify.classify_format import pair_note
+from kbert_gui.classify.classify_format import value_headline
+from kbert_gui.classify.classify_head import CHOOSE_VERB
+from kbert_gui.classify.classify_head import TAG_VERB
+from kbert_gui.classify.classify_head import ClassifyHead
 from kbert_gui.classify.classify_outcome import ClassifyOutcome
 from kbert_gui.classify.classify_panel import CHOICES_PAGE
 from kbert_gui.classify.classify_panel import ENTITIES_PAGE
@@ -50,7 +52,7 @@ class ClassifyController(QObject):
         self.panel = panel
         self.context = context
         self.outcome = None
-        self._class_name = None
+        self._head = None
         self.runner = LatestRequestRunner(context.inference_pool, parent=self)
         self.runner.result.connect(self._show_outcome)
         self.runner.error.connect(self._show_error)
@@ -74,14 +76,14 @@ class ClassifyController(QObject):
         self.request()
 
     def pair(self):
-        """The second text, or None when it is empty or the model is not a classifier."""
-        if self._class_name != CLASSIFIER_CLASS:
+        """The second text, or None when it is empty or the model's verb takes none."""
+        if self._head is None or not self._head.takes_pair:
             return None
         return self.panel.pair_edit.toPlainText() or None
 
     def endings(self):
-        """The endings to choose from, or None when the model is not a multiple-choice one."""
-        if self._class_name != CHOICE_CLASS:
+        """The endings to choose from, or None when the model's verb takes none."""
+        if self._head is None or not self._head.takes_endings:
             return None
         return self.panel.endings_editor.endings()
 
@@ -91,6 +93,7 @@ class ClassifyController(QObject):
     @Slot()
     def request(self):
         """Queues a prediction for the current text (debounced)."""
+        self._show_pair_note()
         self.runner.submit(
             ClassifyOutcome.compute,
             self.context.models,
@@ -107,7 +110,7 @@ class ClassifyController(QObject):
     def _show_outcome(self, outcome):
         if outcome.source != self.context.models.source:
             return  # another model since: its request is due
-        if outcome.description.class_name != self._class_name:
+        if outcome.head != self._head:
             self._show_head(outcome.description)
             if outcome.pair != self.pair() or outcome.endings != self.endings():
                 self.request()  # the pair's or endings' meaning changed with the head
@@ -127,6 +130,10 @@ class ClassifyController(QObject):
             self._show_entities(outcome)
         elif outcome.choice is not None:
             self._show_choice(outcome)
+        elif outcome.value is not None:
+            self._clear_results()
+            self.outcome = outcome
+            self.panel.headline_label.setText(value_headline(outcome.value))
         else:
             self._clear_results()
         self.saliency.show_targets(outcome)
@@ -171,13 +178,13 @@ class ClassifyController(QObject):
 
     def _show_head(self, description):
         """Shapes the tab for the model's head (None: not known yet)."""
-        self._class_name = None if description is None else description.class_name
+        head = self._head = None if description is None else ClassifyHead.of(description)
         panel = self.panel
-        panel.pair_edit.setVisible(self._class_name == CLASSIFIER_CLASS)
-        tagger = self._class_name == TAGGER_CLASS
+        panel.pair_edit.setVisible(head is not None and head.takes_pair)
+        tagger = head is not None and head.verb == TAG_VERB
         panel.aggregation_label.setVisible(tagger)
         panel.aggregation_combo.setVisible(tagger)
-        choosing = self._class_name == CHOICE_CLASS
+        choosing = head is not None and head.verb == CHOOSE_VERB
         panel.endings_title.setVisible(choosing)
         panel.endings_editor.setVisible(choosing)
         panel.text_title.setText("<b>Con&text</b>" if choosing else "<b>&Text</b>")
@@ -186,19 +193,26 @@ class ClassifyController(QObject):
         )
         page = ENTITIES_PAGE if tagger else CHOICES_PAGE if choosing else LABELS_PAGE
         panel.results_stack.setCurrentIndex(page)
-        has_head = description is not None and _has_head(description)
-        if description is None:
+        if head is None:
             panel.head_label.setText(f"Loading {short_name(self.context.models.source)}…")
-        elif has_head:
-            panel.head_label.setText(head_summary(description))
-        panel.head_label.setVisible(description is None or has_head)
+        elif head.shown:
+            panel.head_label.setText(head_summary(description, head))
+        panel.head_label.setVisible(head is None or head.shown)
         self._show_warning(description)
+        self._show_pair_note()
+
+    def _show_pair_note(self):
+        """Says, below the second text, when it does not suit what the classifier read
+        in training (single texts given a pair, or pairs given none)."""
+        note = "" if self._head is None else pair_note(self._head, self.pair())
+        self.panel.pair_note.setText(note)
+        self.panel.pair_note.setVisible(bool(note))
 
     def _show_warning(self, description, fresh_heads=()):
         """Warns of a model without a head the tab runs, or with an untrained one."""
         warning = self.panel.head_warning
-        if description is not None and not _has_head(description):
-            warning.show_warning(NO_HEAD_MESSAGE.format(name=description.title))
+        if description is not None and not ClassifyHead.of(description).shown:
+            warning.show_warning(_not_shown_message(description))
         elif fresh_heads:
             heads = ", ".join(fresh_heads)
             warning.show_warning(UNTRAINED_HEAD_MESSAGE.format(kind=description.kind, heads=heads))
@@ -214,6 +228,11 @@ class ClassifyController(QObject):
         self.request()
 
 
-def _has_head(description):
-    """Whether a `ModelDescription` is a classifier's, a tagger's or a multiple-choice model's."""
-    return description.class_name in HEAD_CLASSES
+def _not_shown_message(description):
+    """Why the tab runs nothing for a model: it has no task head (it is a base model),
+    or its head's results are another tab's (its row's tab)."""
+    if not description.is_fine_tuned:
+        return NO_HEAD_MESSAGE.format(name=description.title)
+    tab = description.tab_key
+    where = "" if tab == TabKey.CLASSIFY else f" (the {tab.link} does)"
+    return NOT_SHOWN_MESSAGE.format(name=description.title, kind=description.kind, where=where)

@@ -5,6 +5,9 @@ line and each exported row can be checked on its own.
 """
 
 from kbert_gui import BUNDLED_CLASSIFIER
+from kbert_gui.classify.classify_head import CHOOSE_VERB
+from kbert_gui.classify.classify_head import CLASSIFY_VERB
+from kbert_gui.classify.classify_head import TAG_VERB
 from kbert_gui import MODEL_LINK_PREFIX
 from kbert_gui.tab_key import TabKey
 from kbert_gui.widgets import style
@@ -21,9 +24,25 @@ UNTRAINED_HEAD_MESSAGE = (
     "The {kind} head of this model was never trained ({heads}), so its results are "
     f"random: fine-tune it first ({TabKey.FINE_TUNING.link})."
 )
+NOT_SHOWN_MESSAGE = "{name} is a {kind} model: this tab does not show its results{where}."
+SINGLE_TEXT_PAIR_NOTE = (
+    "This classifier was trained on single texts ({task}), never on pairs: it reads the "
+    "second text as more of the first, so its labels may mean little. Leave the second "
+    "text empty, or fine-tune a pair classifier."
+)
+MISSING_PAIR_NOTE = (
+    "This classifier was trained on text pairs ({task}): type the second text too."
+)
+# What a classifier asks to type: by whether it was trained on pairs (None: not known).
+CLASSIFIER_INPUTS = {
+    None: "Type a text (and a second text for pair classification).",
+    False: "Type a text (it was trained on single texts).",
+    True: "Type a text and its second text (it was trained on pairs).",
+}
 CLASSIFICATION_COLUMNS = ("label", "probability")
 ENTITY_COLUMNS = ("label", "text", "start", "end", "score")
 CHOICE_COLUMNS = ("index", "ending", "probability", "chosen")
+VALUE_COLUMNS = ("text", "value")
 
 
 def entity_colors(entity_types):
@@ -32,25 +51,45 @@ def entity_colors(entity_types):
     return {name: palette[index % len(palette)] for index, name in enumerate(entity_types)}
 
 
-def head_summary(description):
-    """The line above the input: what the model's head does with a text."""
-    if description.class_name == "BertClassifier":
+def head_summary(description, head):
+    """The line above the input: what the model's head (`ClassifyHead`) does with a text."""
+    if head.verb == CLASSIFY_VERB:
         count = len(description.label_names)
         return (
             f"Classifier, {count} labels: {', '.join(description.label_names)}. "
-            "Type a text (and a second text for pair classification)."
+            + CLASSIFIER_INPUTS[head.trained_on_pairs]
         )
-    if description.class_name == "BertTokenClassifier":
+    if head.verb == TAG_VERB:
         return (
             f"Tagger, entity types: {', '.join(description.entity_types) or 'none'}. "
             "Type a text to find its entities."
         )
-    if description.class_name == "BertMultipleChoice":
+    if head.verb == CHOOSE_VERB:
         return (
             "Multiple choice: type a context and its candidate endings; each ending gets "
             "its probability of continuing the context."
         )
+    if head.shown:
+        return f"{description.kind.capitalize()}: type a text to see its {head.verb} result."
     return ""
+
+
+def pair_note(head, pair):
+    """A line on the second text when it does not suit the model (a classifier trained
+    on single texts given one, or one trained on pairs given none), else ""."""
+    trained_on_pairs = head.trained_on_pairs
+    if trained_on_pairs is False and pair:
+        return SINGLE_TEXT_PAIR_NOTE.format(task=head.trained_task.title)
+    if trained_on_pairs and not pair:
+        return MISSING_PAIR_NOTE.format(task=head.trained_task.title)
+    return ""
+
+
+def value_headline(value):
+    """Another head's result in one line: a number to four significant digits."""
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    return str(value)
 
 
 def classification_headline(classification):
@@ -102,6 +141,8 @@ def export_rows(outcome, label_rows):
             for index, (ending, probability) in enumerate(zip(choice.endings, choice.probabilities))
         ]
         return CHOICE_COLUMNS, rows
+    if outcome.value is not None:
+        return VALUE_COLUMNS, [{"text": outcome.text, "value": outcome.value}]
     rows = [
         {"label": span.label, "text": span.text, "start": span.start, "end": span.end,
          "score": span.score}
@@ -132,6 +173,8 @@ def export_document(outcome):
             probability=choice.probability,
             probabilities=list(choice.probabilities),
         )
+    elif outcome.value is not None:
+        document["value"] = outcome.value
     else:
         document["entities"] = [
             {"label": span.label, "start": span.start, "end": span.end, "text": span.text,

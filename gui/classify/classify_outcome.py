@@ -4,16 +4,14 @@ in a worker."""
 import logging
 from dataclasses import dataclass
 
+from kbert_gui.classify.classify_head import CHOOSE_VERB
+from kbert_gui.classify.classify_head import CLASSIFY_VERB
+from kbert_gui.classify.classify_head import TAG_VERB
+from kbert_gui.classify.classify_head import ClassifyHead
 from kbert_gui.services.thread_log_handler import ThreadLogHandler
 
-CLASSIFIER_CLASS = "BertClassifier"
-TAGGER_CLASS = "BertTokenClassifier"
-CHOICE_CLASS = "BertMultipleChoice"
-# The task classes the tab runs.
-HEAD_CLASSES = (CLASSIFIER_CLASS, TAGGER_CLASS, CHOICE_CLASS)
-# `choose` needs this many endings.
-MIN_ENDINGS = 2
-
+# The field of `ClassifyOutcome` each drawn verb's result goes to; another verb's is `value`.
+RESULT_FIELDS = {CLASSIFY_VERB: "classification", TAG_VERB: "entities", CHOOSE_VERB: "choice"}
 
 @dataclass(frozen=True)
 class ClassifyOutcome:
@@ -33,6 +31,8 @@ class ClassifyOutcome:
             `freshly_initialized_heads`): its predictions are noise.
         endings: the candidate endings of the context (multiple choice), else None.
         choice: a multiple-choice model's `kbert.inference.Choice`, else None.
+        value: what the inference verb of another head gave (a head a package added
+            to the model table, e.g. a regressor's number), else None.
     """
 
     source: str
@@ -45,45 +45,47 @@ class ClassifyOutcome:
     fresh_heads: tuple = ()
     endings: object = None
     choice: object = None
+    value: object = None
+
+    @property
+    def head(self):
+        """The model's `ClassifyHead` (its verb and inputs, from kbert's tables)."""
+        return ClassifyHead.of(self.description)
 
     @classmethod
     def compute(cls, models, source, text, pair=None, aggregation="first", endings=None):
         """Runs the head the model of `source` was saved with on `text`. Call in a worker.
 
-        A classifier classifies `text` (with `pair` as the second text when not
-        None) through `BertClassifier.classify`; a tagger finds its entities through
-        `BertTokenClassifier.tag` (`aggregation` as there); a multiple-choice model
-        picks the ending of the context `text` among `endings` through
-        `BertMultipleChoice.choose`. Any other model has no such head: the outcome
-        then carries none, and the tab says so. An empty `text` (or fewer than two
+        The model answers with its class's inference verb (`ClassifyHead`): a
+        classifier classifies `text` (with `pair` as the second text when not None),
+        a tagger finds its entities (`aggregation` as in `tag`), a multiple-choice
+        model picks the ending of the context `text` among `endings`, and a head a
+        package added gives its verb's result as `value`. A model the tab does not run
+        carries no result, and the tab says so. An empty `text` (or fewer than two
         endings) loads the model (so the first real request is quick) and predicts
         nothing.
         """
         description = models.describe(source)
         endings = None if endings is None else tuple(endings)
-        if description.class_name not in HEAD_CLASSES:
+        head = ClassifyHead.of(description)
+        if not head.shown:
             return cls(source, description, text, pair, endings=endings)
-        model = models.model(description.class_name, source)
+        model = models.model(head.class_name, source)
         fresh_heads = tuple(model.freshly_initialized_heads)
-        choosing = description.class_name == CHOICE_CLASS
-        if not text.strip() or (choosing and len(endings or ()) < MIN_ENDINGS):
+        if not head.is_ready(text, endings):
             return cls(source, description, text, pair, fresh_heads=fresh_heads, endings=endings)
         notes = []
-        classification = entities = choice = None
+        options = {"aggregation": aggregation} if head.verb == TAG_VERB else {}
         with ThreadLogHandler.capture(notes.append, level=logging.WARNING):
-            if description.class_name == CLASSIFIER_CLASS:
-                classification = model.classify(text, pairs=pair)
-            elif choosing:
-                choice = model.choose(text, list(endings))
-            else:
-                entities = tuple(model.tag(text, aggregation=aggregation))
+            result = getattr(model, head.verb)(*head.arguments(text, pair, endings), **options)
+        result = tuple(result) if head.verb == TAG_VERB else result
         return cls(
-            source, description, text, pair, classification, entities, tuple(notes),
-            fresh_heads, endings, choice,
+            source, description, text, pair, notes=tuple(notes), fresh_heads=fresh_heads,
+            endings=endings, **{RESULT_FIELDS.get(head.verb, "value"): result},
         )
 
     @property
     def has_head(self):
-        """Whether the model classified, tagged or chose (it has one of those heads)."""
-        results = (self.classification, self.entities, self.choice)
+        """Whether the model answered (classified, tagged, chose, or gave a value)."""
+        results = (self.classification, self.entities, self.choice, self.value)
         return any(result is not None for result in results)

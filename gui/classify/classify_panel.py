@@ -85,6 +85,12 @@ class ClassifyPanel(QWidget):
             "Leave empty to classify the first text alone."
         )
         self.pair_edit.setMaximumHeight(self.pair_edit.fontMetrics().lineSpacing() * 4 + 16)
+        # Says when the second text does not suit what the classifier was trained on.
+        self.pair_note = QLabel()
+        self.pair_note.setObjectName("pairNote")
+        self.pair_note.setWordWrap(True)
+        self.pair_note.setStyleSheet(style.WARNING_TEXT_STYLE)
+        self.pair_note.hide()
         self.aggregation_combo = QComboBox()
         self.aggregation_combo.setObjectName("aggregationCombo")
         self.aggregation_combo.addItem("first sub-word", "first")
@@ -148,6 +154,7 @@ class ClassifyPanel(QWidget):
         input_layout.addWidget(self.text_title)
         input_layout.addWidget(self.text_edit, 1)
         input_layout.addWidget(self.pair_edit)
+        input_layout.addWidget(self.pair_note)
         input_layout.addWidget(self.endings_title)
         input_layout.addWidget(self.endings_editor)
         input_layout.addLayout(options)

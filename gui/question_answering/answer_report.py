@@ -2,11 +2,15 @@
 
 from dataclasses import dataclass
 
+from kbert.model_table import class_with_verb
 from kbert_gui.question_answering.passage_shading import PassageShading
 from kbert_gui.question_answering.question_answering_format import passage_size_problem
 from kbert_gui.question_answering.question_answering_format import utf8_size
 
-TASK_CLASS = "BertQuestionAnswerer"
+# The verb whose results the tab shows, and the model class (a row of the model table)
+# that answers with it, which the tab loads every model as.
+ANSWER_VERB = "answer"
+TASK_CLASS = class_with_verb(ANSWER_VERB).name
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,7 @@ from PySide6.QtCore import QObject
 from PySide6.QtCore import QSettings
 from PySide6.QtCore import Signal
 
+from kbert.model_table import model_class
 from kbert_gui import DEFAULT_PRESET
 from kbert_gui.services.model_description import ModelDescription
 from kbert_gui.services.model_description import short_name
@@ -93,7 +94,8 @@ class ModelStore(QObject):
     # --- Worker side ------------------------------------------------------------------
 
     def model(self, class_name, source=None):
-        """The `kbert.models.<class_name>` loaded from `source` (default: current).
+        """The model class `class_name` (a row of `kbert.model_table`) loaded from
+        `source` (default: current).
 
         Call from a worker thread: it may import Keras, convert a checkpoint and read
         weights. Models are cached per (class, source).
@@ -102,11 +104,9 @@ class ModelStore(QObject):
         key = (class_name, source)
         with self._lock:
             if key not in self._models:
-                import kbert.models
-
                 with self._loading(f"Loading {short_name(source)}…"):
-                    model_class = getattr(kbert.models, class_name)
-                    model = model_class.from_preset(self.preset_folder(source))
+                    keras_class = model_class(class_name).keras_class()
+                    model = keras_class.from_preset(self.preset_folder(source))
                 if model.tokenizer is None:
                     raise ValueError(
                         f"The model {source!r} has no vocabulary (vocab.txt), so its texts "

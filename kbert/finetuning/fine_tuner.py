@@ -290,10 +290,10 @@ class FineTuner:
             )
         if record_epoch(state, logs, score, self.config.patience):
             if not isinstance(self.checkpoint, ReadOnlyCheckpoint):
+                # The task's name says what the model reads (single texts or pairs).
+                record = {"task": self.task.name, "epoch": logs["epoch"], **_json_floats(logs)}
                 model.save_to_preset(
-                    self.preset_path,
-                    tokenizer=tokenizer,
-                    metadata={"fine_tuning": {"epoch": logs["epoch"], **_json_floats(logs)}},
+                    self.preset_path, tokenizer=tokenizer, metadata={"fine_tuning": record}
                 )
             logger.debug("Epoch %d: saved the model to %s.", logs["epoch"], self.preset_path)
         if state["stopped_early"]:

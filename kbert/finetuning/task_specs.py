@@ -132,5 +132,11 @@ def task_spec(name):
     return TASK_SPECS[name]
 
 
+def tasks_with_head(class_name):
+    """The tasks whose model is of the class `class_name`, in table order (classification
+    and pair classification for "BertClassifier"; none for a class no task trains)."""
+    return tuple(spec for spec in TASK_SPECS.values() if spec.head == class_name)
+
+
 for _spec in BUILT_IN_TASKS:
     register_task(_spec)

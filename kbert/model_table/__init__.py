@@ -14,6 +14,7 @@ from kbert.model_table.model_class import SHAPE_LETTERS
 from kbert.model_table.model_class import ModelClass
 from kbert.model_table.model_classes import BUILT_IN_CLASSES
 from kbert.model_table.model_classes import MODEL_CLASSES
+from kbert.model_table.model_classes import class_with_verb
 from kbert.model_table.model_classes import model_class
 from kbert.model_table.model_classes import register_model_class
 
@@ -23,6 +24,7 @@ __all__ = [
     "MODEL_CLASSES",
     "ModelClass",
     "SHAPE_LETTERS",
+    "class_with_verb",
     "model_class",
     "register_model_class",
 ]

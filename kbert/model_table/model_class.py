@@ -1,6 +1,7 @@
 """What one kbert model class is, as plain data that every layer reads."""
 
 import dataclasses
+import importlib
 
 # The letters a head variable's shape is written with (`kbert.architecture.bert_layout`).
 SHAPE_LETTERS = ("V", "H", "3H", "I", "P", "T", "C", "2", "1")
@@ -129,3 +130,7 @@ class ModelClass:
     def has_class_head(self):
         """Whether the head has one output per class (it needs `num_classes`)."""
         return any("C" in shape for _, variables in self.head_layers for _, shape in variables)
+
+    def keras_class(self):
+        """The model class itself, from its module (imported now: it loads Keras)."""
+        return getattr(importlib.import_module(self.module), self.name)

@@ -163,5 +163,19 @@ def model_class(name):
     return row
 
 
+def class_with_verb(verb):
+    """The first row of the table (kbert's own before those packages added) whose
+    inference verb is `verb` ("answer": `BertQuestionAnswerer`'s row).
+
+    Raises:
+        ValueError: when no class answers with `verb`; the message lists the verbs.
+    """
+    for row in MODEL_CLASSES.values():
+        if row.inference_verb == verb:
+            return row
+    verbs = sorted({row.inference_verb for row in MODEL_CLASSES.values()} - {None})
+    raise ValueError(f"`verb` must be one of {verbs}. Received: verb={verb!r}")
+
+
 for _row in BUILT_IN_CLASSES:
     register_model_class(_row)
