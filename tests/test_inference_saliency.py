@@ -204,3 +204,41 @@ def test_saliency_bad_input(classifier, tagger, backbone, tokenizer):
         inference.saliency(tagger, None, "the cat", target=EntitySpan("LOC", 40, 45, "x", 1.0))
     with pytest.raises(ValueError, match="needs a classifier or a token classifier"):
         inference.saliency(backbone, tokenizer, TEXT)
+
+
+def test_occlusion_scores_both_texts_of_a_pair(classifier, tokenizer):
+    text, pair = "the cats sat", "on a mat of paris"
+    result = inference.saliency(classifier, None, text, target="positive", pair=pair)
+    encoding = tokenizer.encode(text, pair)
+    positions = np.flatnonzero(encoding.sequence_ids >= 0)
+    assert result.positions == tuple(positions.tolist())
+    assert result.sequence_ids == tuple(encoding.sequence_ids[positions].tolist())
+    assert set(result.sequence_ids) == {0, 1}
+    for record in result.records():
+        source = pair if record["sequence"] else text
+        assert source[record["start"] : record["end"]] == record["token"].removeprefix("##")
+    # Each score is the drop of the probability when that piece alone is masked,
+    # the segments of the pair kept.
+    rows = [encoding.token_ids]
+    for position in positions:
+        ids = encoding.token_ids.copy()
+        ids[position] = tokenizer.mask_token_id
+        rows.append(ids)
+    token_ids = np.stack(rows)
+    inputs = {
+        "token_ids": token_ids,
+        "segment_ids": np.repeat(encoding.segment_ids[None], len(rows), axis=0),
+        "padding_mask": np.ones_like(token_ids),
+    }
+    logits = np.asarray(classifier.predict_on_batch(inputs), "float64")
+    probabilities = np.exp(logits) / np.exp(logits).sum(axis=-1, keepdims=True)
+    positive = probabilities[:, 1]
+    np.testing.assert_allclose(result.scores, positive[0] - positive[1:], atol=2e-5)
+    expected = classifier.classify(text, pair).probabilities["positive"]
+    assert result.target_score == pytest.approx(expected, abs=1e-5)
+    assert result.as_dict()["pair"] == pair
+
+
+def test_a_pair_is_for_a_classifier(tagger):
+    with pytest.raises(ValueError, match="`pair` is a classifier's second text"):
+        inference.saliency(tagger, None, "the cat", pair="a mat")

@@ -5,11 +5,12 @@ import pathlib
 from PySide6.QtCore import QObject
 from PySide6.QtCore import Slot
 
-from kbert_gui.classify.classify_outcome import CLASSIFIER_CLASS
-from kbert_gui.classify.classify_outcome import TAGGER_CLASS
+from kbert_gui.classify.classify_head import CLASSIFY_VERB
+from kbert_gui.classify.classify_head import TAG_VERB
 from kbert_gui.classify.saliency_format import saliency_caption
 from kbert_gui.classify.saliency_format import saliency_document
 from kbert_gui.classify.saliency_format import saliency_rows
+from kbert_gui.classify.saliency_format import PAIR_SALIENCY_COLUMNS
 from kbert_gui.classify.saliency_format import SALIENCY_COLUMNS
 from kbert_gui.classify.saliency_outcome import SaliencyOutcome
 from kbert_gui.services.export_files import write_csv
@@ -21,9 +22,10 @@ EXPORT_FILTER = "CSV files (*.csv);;JSON files (*.json)"
 READY_HINT = (
     "Pick what to explain and a method, then “Why?”: every word-piece of the text gets a score."
 )
+# The verbs whose results saliency explains, with the hint shown before there is a target.
 NO_TARGET_HINT = {
-    CLASSIFIER_CLASS: "Type a text (without a second text) to explain its labels.",
-    TAGGER_CLASS: "Type a text with entities to explain one of them.",
+    CLASSIFY_VERB: "Type a text (and a second text, for a pair) to explain its labels.",
+    TAG_VERB: "Type a text with entities to explain one of them.",
 }
 
 
@@ -31,9 +33,9 @@ class SaliencyController(QObject):
     """Drives a `SaliencyPanel` beside the tab's results.
 
     `show_targets(outcome)` offers what the shown `ClassifyOutcome` can explain: every
-    label of a classifier (the predicted one first and chosen), or every entity of a
-    tagger (clicking one in the entity table picks it); a text pair or a
-    multiple-choice model offers nothing. "Why?" runs `SaliencyOutcome.compute`
+    label of a classifier (the predicted one first and chosen), for a text or a text
+    pair, or every entity of a tagger (clicking one in the entity table picks it); a
+    model of another verb offers nothing. "Why?" runs `SaliencyOutcome.compute`
     (`kbert.inference.saliency`) in the app's inference pool; the result is shown only
     while the text and the model are still those scored, and any edit of the text
     clears it. "Export…" saves the shown scores as CSV or JSON.
@@ -70,15 +72,15 @@ class SaliencyController(QObject):
     def show_targets(self, outcome):
         """Offers the targets of `outcome` (a `ClassifyOutcome`, or None for none): its
         most probable label (or first entity) first; the user's choice stays only while
-        the text is the same."""
+        the text (and pair) is the same."""
         previous, self._classify_outcome = self._classify_outcome, outcome
         combo = self.panel.target_combo
-        same_text = previous is not None and outcome is not None and previous.text == outcome.text
-        chosen = combo.currentData() if same_text else None
+        same_inputs = outcome is not None and _inputs(previous) == _inputs(outcome)
+        chosen = combo.currentData() if same_inputs else None
         combo.clear()
-        class_name = None if outcome is None else outcome.description.class_name
-        self.panel.setVisible(class_name in NO_TARGET_HINT)
-        if outcome is not None and outcome.classification is not None and outcome.pair is None:
+        verb = None if outcome is None else outcome.head.verb
+        self.panel.setVisible(verb in NO_TARGET_HINT)
+        if outcome is not None and outcome.classification is not None:
             probabilities = outcome.classification.probabilities
             for label in sorted(probabilities, key=lambda name: -probabilities[name]):
                 combo.addItem(f"{label} · {probability_text(probabilities[label])}", label)
@@ -90,10 +92,10 @@ class SaliencyController(QObject):
             combo.setCurrentIndex(combo.findData(chosen))
         combo.setEnabled(available)
         self.panel.why_button.setEnabled(available)
-        if self.outcome is not None and (outcome is None or self.outcome.text != outcome.text):
+        if self.outcome is not None and _inputs(self.outcome) != _inputs(outcome):
             self._clear()
         if self.outcome is None:
-            hint = READY_HINT if available else NO_TARGET_HINT.get(class_name, "")
+            hint = READY_HINT if available else NO_TARGET_HINT.get(verb, "")
             self.panel.caption_label.setText(hint)
 
     def select_entity(self, span):
@@ -118,12 +120,19 @@ class SaliencyController(QObject):
             outcome.text,
             target,
             self.panel.method_combo.currentData(),
+            outcome.pair,
         )
 
     @Slot(object)
     def _show_saliency(self, outcome):
-        if outcome.source != self.context.models.source or outcome.text != self.text_edit.text():
-            return  # another model or text since
+        shown = self._classify_outcome
+        if (
+            outcome.source != self.context.models.source
+            or outcome.text != self.text_edit.text()
+            or shown is None
+            or outcome.pair != shown.pair
+        ):
+            return  # another model, text or pair since
         self.outcome = outcome
         self.panel.caption_label.setText(saliency_caption(outcome.saliency))
         self.panel.text_view.set_saliency(outcome.saliency)
@@ -146,7 +155,8 @@ class SaliencyController(QObject):
     # --- Export -------------------------------------------------------------------
 
     def write_csv(self, path):
-        write_csv(path, SALIENCY_COLUMNS, saliency_rows(self.saliency))
+        columns = SALIENCY_COLUMNS if self.saliency.pair is None else PAIR_SALIENCY_COLUMNS
+        write_csv(path, columns, saliency_rows(self.saliency))
 
     def write_json(self, path):
         write_json(path, saliency_document(self.saliency))
@@ -170,3 +180,8 @@ class SaliencyController(QObject):
             self.export(chosen)
         except (OSError, ValueError) as error:
             self.error_banner.show_error(f"Could not save {chosen}: {error}")
+
+
+def _inputs(outcome):
+    """`(text, pair)` of an outcome (a `ClassifyOutcome` or a `SaliencyOutcome`), or None."""
+    return None if outcome is None else (outcome.text, outcome.pair)

@@ -23,6 +23,10 @@ METHOD_HINTS = {
     "integrated_gradients": "gradients along the path from [PAD] embeddings, times the difference",
 }
 SALIENCY_COLUMNS = ("token", "start", "end", "score")
+# A pair's columns: `sequence` says which text `start` and `end` point into (0, 1).
+PAIR_SALIENCY_COLUMNS = SALIENCY_COLUMNS + ("sequence",)
+# Between the text and the second text of a pair in the shaded view.
+PAIR_SEPARATOR = "\n"
 # The strongest score tints its piece this far from white towards its colour.
 STRONGEST_TINT = 0.55
 
@@ -75,6 +79,19 @@ def token_colors(scores):
         red, green, blue = np.rint(paper + weight * (tint - paper)).astype(int)
         colors.append(f"#{red:02x}{green:02x}{blue:02x}")
     return colors
+
+
+def shown_text(saliency):
+    """`(text, offsets)`: what the view shows (the text, then a pair's second text on its
+    own line) and each piece's `(start, end)` in it."""
+    if saliency.pair is None:
+        return saliency.text, tuple(saliency.offsets)
+    shift = len(saliency.text) + len(PAIR_SEPARATOR)
+    offsets = tuple(
+        (start + shift, end + shift) if saliency.sequence_of(index) else (start, end)
+        for index, (start, end) in enumerate(saliency.offsets)
+    )
+    return saliency.text + PAIR_SEPARATOR + saliency.pair, offsets
 
 
 def saliency_rows(saliency):

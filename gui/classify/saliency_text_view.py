@@ -6,6 +6,7 @@ from PySide6.QtCore import QEvent
 from PySide6.QtWidgets import QPlainTextEdit
 from PySide6.QtWidgets import QToolTip
 
+from kbert_gui.classify.saliency_format import shown_text
 from kbert_gui.classify.saliency_format import token_colors
 from kbert_gui.classify.saliency_format import token_tooltip
 from kbert_gui.widgets.qt_text_positions import QtTextPositions
@@ -13,7 +14,8 @@ from kbert_gui.widgets.span_selection import span_selection
 
 
 class SaliencyTextView(QPlainTextEdit):
-    """Shows a `TokenSaliency`'s text with a background per word-piece.
+    """Shows a `TokenSaliency`'s text (and a pair's second text on the next line) with a
+    background per word-piece.
 
     Each piece's characters `text[start:end]` (converted to Qt's UTF-16 positions) get
     the colour `token_colors` gives its score: green for support, red for opposition,
@@ -36,10 +38,11 @@ class SaliencyTextView(QPlainTextEdit):
     def set_saliency(self, saliency):
         """Shows `saliency`'s text with every piece shaded."""
         self.saliency = saliency
-        self.setPlainText(saliency.text)
-        positions = QtTextPositions(saliency.text)
-        self._qt_starts = [positions.to_qt(start) for start, _ in saliency.offsets]
-        self._qt_ends = [positions.to_qt(end) for _, end in saliency.offsets]
+        text, offsets = shown_text(saliency)
+        self.setPlainText(text)
+        positions = QtTextPositions(text)
+        self._qt_starts = [positions.to_qt(start) for start, _ in offsets]
+        self._qt_ends = [positions.to_qt(end) for _, end in offsets]
         colors = token_colors(saliency.scores)
         selections = [
             span_selection(self.document(), start, end, color)

@@ -31,6 +31,7 @@ from kbert.inference.model_io import resolve_tokenizer
 from kbert.inference.model_io import sequence_limit
 from kbert.inference.model_io import softmax
 from kbert.inference.probability_gradients import probability_gradients
+from kbert.inference.saliency_targets import CLASSIFIER_INPUT
 from kbert.inference.saliency_targets import resolve_target
 from kbert.inference.token_saliency import TokenSaliency
 from kbert.preprocessing.length_buckets import DEFAULT_BATCH_SIZE
@@ -52,8 +53,9 @@ def saliency(
     steps=DEFAULT_STEPS,
     baseline="pad",
     batch_size=DEFAULT_BATCH_SIZE,
+    pair=None,
 ):
-    """One score per word-piece of `text`: how much it supports `target`.
+    """One score per word-piece of `text` (and of `pair`): how much it supports `target`.
 
     Args:
         model: a `BertClassifier` or a `BertTokenClassifier`.
@@ -68,6 +70,8 @@ def saliency(
         baseline: integrated gradients' baseline for the text's pieces: "pad"
             (the `[PAD]` embedding) or "zero".
         batch_size: rows per forward (or gradient) pass.
+        pair: a classifier's second text, or None; its pieces are scored too, after
+            the text's (`TokenSaliency.sequence_ids` says which text each is of).
 
     Returns:
         A `TokenSaliency`.
@@ -80,23 +84,16 @@ def saliency(
     >>> result.scores.round(2)
     array([0.01, 0.62, 0.05, 0.  ], dtype=float32)
     """
-    if not isinstance(text, str):
-        raise ValueError(
-            f"`text` must be a string. Received: text={text!r} of type {type(text).__name__}"
-        )
-    if method not in METHODS:
-        raise ValueError(f"`method` must be one of {list(METHODS)}. Received: method={method!r}")
-    if baseline not in BASELINES:
-        raise ValueError(
-            f"`baseline` must be one of {list(BASELINES)}. Received: baseline={baseline!r}"
-        )
+    _check_choices(text, method, baseline)
     steps = check_positive_int("steps", steps)
     batch_size = check_positive_int("batch_size", batch_size)
+    _check_pair(model, pair)
     tokenizer = resolve_tokenizer(model, tokenizer)
-    (encoding,) = encode_texts(tokenizer, [text], None, sequence_limit(model, tokenizer))
-    positions = np.flatnonzero(encoding.sequence_ids == 0)
-    if len(positions) == 0:
+    pairs = None if pair is None else [pair]
+    (encoding,) = encode_texts(tokenizer, [text], pairs, sequence_limit(model, tokenizer))
+    if not np.any(encoding.sequence_ids == 0):
         raise ValueError(f"`text` has no word-piece to score. Received: text={text!r}")
+    positions = np.flatnonzero(encoding.sequence_ids >= 0)
     resolved = resolve_target(model, tokenizer, text, encoding, target)
     if method == "occlusion":
         scores, target_score = _occlusion(
@@ -120,7 +117,39 @@ def saliency(
         target_score=float(target_score),
         baseline_score=None if baseline_score is None else float(baseline_score),
         steps=steps if method == "integrated_gradients" else None,
+        pair=pair,
+        sequence_ids=tuple(int(encoding.sequence_ids[index]) for index in positions),
     )
+
+
+def _check_choices(text, method, baseline):
+    """Raises ValueError unless `text` is a string and `method`, `baseline` are known."""
+    if not isinstance(text, str):
+        raise ValueError(
+            f"`text` must be a string. Received: text={text!r} of type {type(text).__name__}"
+        )
+    if method not in METHODS:
+        raise ValueError(f"`method` must be one of {list(METHODS)}. Received: method={method!r}")
+    if baseline not in BASELINES:
+        raise ValueError(
+            f"`baseline` must be one of {list(BASELINES)}. Received: baseline={baseline!r}"
+        )
+
+
+def _check_pair(model, pair):
+    """Raises ValueError unless `pair` is None, or a string for a classifier."""
+    if pair is None:
+        return
+    if not isinstance(pair, str):
+        raise ValueError(
+            f"`pair` must be None or a string. Received: pair={pair!r} of type "
+            f"{type(pair).__name__}"
+        )
+    if getattr(model, "head_input", None) != CLASSIFIER_INPUT:
+        raise ValueError(
+            "`pair` is a classifier's second text; a token classifier reads one text. "
+            f"Received: model of type {type(model).__name__}"
+        )
 
 
 def _occlusion(model, tokenizer, encoding, positions, target, batch_size):
