@@ -46,7 +46,7 @@ class ConfusionMatrixModel(RowTableModel):
     def cell_data(self, row, column, role):
         count = self._rows[row][column]
         if role == Qt.ItemDataRole.DisplayRole:
-            return str(count)
+            return f"{count:,}"
         if role == Qt.ItemDataRole.TextAlignmentRole:
             return int(Qt.AlignmentFlag.AlignCenter)
         if role == Qt.ItemDataRole.BackgroundRole and count:
@@ -56,7 +56,7 @@ class ConfusionMatrixModel(RowTableModel):
             return QBrush(color)
         if role == Qt.ItemDataRole.ToolTipRole:
             gold, predicted = self._columns[row], self._columns[column]
-            return f"{count} examples of gold {gold!r} predicted {predicted!r}; click to list them."
+            return f"{count:,} examples of gold {gold!r} predicted {predicted!r}; click to list them."
         return None
 
     def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):

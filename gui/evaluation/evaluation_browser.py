@@ -23,11 +23,14 @@ from kbert_gui.evaluation.entity_type_scores_model import EntityTypeScoresModel
 from kbert_gui.evaluation.prediction_filter_bar import PredictionFilterBar
 from kbert_gui.evaluation.prediction_filter_model import PredictionFilterModel
 from kbert_gui.evaluation.prediction_table_model import PredictionTableModel
+from kbert_gui.evaluation.prediction_table_model import display_text
 from kbert_gui.widgets import style
 
 EXPORT_FILTER = "CSV files (*.csv);;JSON Lines files (*.jsonl)"
 # Columns that get the room left: the example's own text.
 TEXT_COLUMNS = ("text", "pair", "question", "context")
+# A cell's or a title's margins, sort indicator included.
+CELL_MARGIN = 24
 
 
 class EvaluationBrowser(QDialog):
@@ -119,9 +122,22 @@ class EvaluationBrowser(QDialog):
         for column, key in enumerate(self.rows_model.keys):
             if key in TEXT_COLUMNS:
                 header.setSectionResizeMode(column, QHeaderView.ResizeMode.Stretch)
+            elif key in ("index", "line", "correct"):
+                header.resizeSection(column, self._narrow_width(column, key))
             else:
-                width = 48 if key in ("index", "line", "correct") else 110
-                header.resizeSection(column, width)
+                header.resizeSection(column, 110)
+
+    def _narrow_width(self, column, key):
+        """A column of short values (row numbers, ✓) as wide as its title and its widest
+        value ("1,606,296", the line of a long file), 48 px at least."""
+        rows = self.rows_model.records
+        numbers = (row[key] for row in rows if isinstance(row[key], int))
+        widest = max(numbers, default=0) if key != "correct" else True
+        value = display_text(key, widest)
+        title = self.rows_model.headerData(column, Qt.Orientation.Horizontal) or ""
+        metrics = self.table.horizontalHeader().fontMetrics()
+        needed = max(metrics.horizontalAdvance(text) for text in (value, title)) + CELL_MARGIN
+        return max(48, needed)
 
     def _build_side(self):
         predictions = self.predictions
@@ -185,7 +201,7 @@ class EvaluationBrowser(QDialog):
 
     def _count(self):
         shown, total = self.filter_model.rowCount(), self.rows_model.rowCount()
-        self.count_label.setText(f"{shown} of {total} examples shown")
+        self.count_label.setText(f"{shown:,} of {total:,} examples shown")
 
     def shown_predictions(self):
         """The `EvaluationPredictions` of the rows in view, in the view's order."""
@@ -220,7 +236,7 @@ def summary_text(predictions):
     scores = " · ".join(
         f"{name.replace('_', ' ')} {value:.3f}" for name, value in predictions.scores.items()
     )
-    return f"{predictions.task}, {len(predictions.rows)} examples: {scores}"
+    return f"{predictions.task}, {len(predictions.rows):,} examples: {scores}"
 
 
 def _classes(predictions):

@@ -169,13 +169,16 @@ def column_ranks(values):
 
 
 def display_text(key, value):
-    """A cell's text: entities as "PER Alice Smith", lists joined, numbers rounded."""
+    """A cell's text: entities as "PER Alice Smith", lists joined, numbers rounded,
+    counts with thousands separators."""
     if value is None:
         return "–"
     if isinstance(value, bool):
         return "✓" if value else "✗"
     if isinstance(value, float):
         return f"{value:.1f}" if key in ("exact_match", "f1") else f"{value:.3f}"
+    if isinstance(value, int):
+        return f"{value:,}"  # a line of a long file: "1,606,296"
     if isinstance(value, list):
         if value and isinstance(value[0], list):
             return "; ".join(f"{entity[0]} {entity[3]}" for entity in value)

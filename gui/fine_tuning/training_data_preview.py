@@ -150,7 +150,7 @@ def _load_table(path, columns, has_header, max_rows):
     if columns is not None and columns.get("label_column") is None:
         return shown(error=CHOOSE_LABEL)
     if columns is None:
-        return shown(f"{len(rows)} rows shown")
+        return shown(f"{len(rows):,} rows shown")
     examples, problems = table_problems(path, file_format, columns)
     if problems:
         missing = [line for line, _ in problems if line is not None and line not in lines]
@@ -165,7 +165,7 @@ def _load_table(path, columns, has_header, max_rows):
         check_several_labels(labels, path, columns["label_column"])
     except ValueError as problem:
         return shown(error=str(problem))
-    summary = f"{len(examples)} examples; {len(labels)} labels: {', '.join(labels[:12])}"
+    summary = f"{len(examples):,} examples; {len(labels)} labels: {', '.join(labels[:12])}"
     if len(labels) > 12:
         summary += ", …"
     return shown(summary)
@@ -202,7 +202,7 @@ def _load_conll(path, max_rows):
     scheme = detect_tag_scheme(tag_sequences)
     shown = sentences[:max_rows]
     rows = tuple((" ".join(sentence.tokens), " ".join(sentence.tags)) for sentence in shown)
-    summary = f"{len(sentences)} sentences; {scheme} tags: {', '.join(labels)}"
+    summary = f"{len(sentences):,} sentences; {scheme} tags: {', '.join(labels)}"
     return TrainingDataPreview(
         path,
         "conll",
@@ -233,7 +233,7 @@ def _load_squad(path, max_rows):
         for question in shown
     )
     unanswerable = sum(question.is_impossible for question in questions)
-    summary = f"{len(questions)} questions ({unanswerable} without an answer)"
+    summary = f"{len(questions):,} questions ({unanswerable:,} without an answer)"
     return TrainingDataPreview(
         path,
         "squad",
@@ -281,7 +281,7 @@ def _load_choices(path, columns, max_rows):
     # One column per ending (every example has as many endings as the first).
     rows = tuple((example.context, *example.endings, str(example.label)) for example in shown)
     count = len(examples[0].endings)
-    summary = f"{len(examples)} examples, {count} endings each"
+    summary = f"{len(examples):,} examples, {count} endings each"
     return TrainingDataPreview(
         path,
         "choices",
@@ -311,7 +311,7 @@ def _load_text(path, max_rows):
             documents += 1
         in_document = bool(line.strip())
     rows = tuple((line,) for line in all_lines[:max_rows])
-    summary = f"{len(all_lines)} lines; {documents} documents (separated by blank lines)"
+    summary = f"{len(all_lines):,} lines; {documents:,} documents (separated by blank lines)"
     return TrainingDataPreview(
         path, "text", (), ("text",), rows, tuple(range(1, len(rows) + 1)), summary
     )

@@ -44,7 +44,7 @@ def too_long_message(num_tokens, limit, cut_masks, masks):
     """Why a text cannot be predicted: the model's limit cuts off some of its masks."""
     which = "its [MASK]" if masks == 1 else f"{cut_masks} of its {masks} [MASK]s"
     return (
-        f"The text is {num_tokens} tokens long and the model reads at most {limit}: "
+        f"The text is {num_tokens:,} tokens long and the model reads at most {limit:,}: "
         f"{which} {'comes' if cut_masks == 1 else 'come'} after that. Shorten the text "
         "or move the masks earlier."
     )
@@ -68,7 +68,7 @@ def truncation_note(num_tokens, limit, what):
     if num_tokens <= limit:
         return ""
     return (
-        f"The text is {num_tokens} tokens long; the model reads the first {limit}, so "
+        f"The text is {num_tokens:,} tokens long; the model reads the first {limit:,}, so "
         f"the {what} leave out the rest."
     )
 
