@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QStackedWidget
 from PySide6.QtWidgets import QVBoxLayout
 from PySide6.QtWidgets import QWidget
 
+from kbert.model_table import class_with_verb
 from kbert_gui.masked_words.attention_head_grid import AttentionHeadGrid
 from kbert_gui.masked_words.attention_head_view import AttentionHeadView
 from kbert_gui.masked_words.attention_heat_map import AttentionHeatMap
@@ -306,7 +307,7 @@ def _compute_attention(models, source, text):
     from kbert.inference import attention_map
     from kbert.inference.model_io import sequence_limit
 
-    model = models.model("BertMaskedLM", source)
+    model = models.model(class_with_verb("fill_mask").name, source)
     tokenizer = model.tokenizer
     # [CLS] and the last [SEP] are added; a typed [SEP] is counted by `tokenize`.
     num_tokens = len(tokenizer.tokenize(text)) + 2

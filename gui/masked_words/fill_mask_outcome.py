@@ -2,6 +2,7 @@
 
 from dataclasses import dataclass
 
+from kbert.model_table import class_with_verb
 from kbert_gui.masked_words.masked_words_format import too_long_message
 
 
@@ -55,7 +56,7 @@ class FillMaskOutcome:
         from kbert.inference import score_words
         from kbert.inference.model_io import sequence_limit
 
-        model = models.model("BertMaskedLM", source)
+        model = models.model(class_with_verb("fill_mask").name, source)
         tokenizer = model.tokenizer
         limit = sequence_limit(model, tokenizer)
         tokens = tokenizer.tokenize(text)

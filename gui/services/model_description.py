@@ -65,6 +65,12 @@ class ModelDescription:
         return self.class_name if row is None or row.app_kind is None else row.app_kind
 
     @property
+    def verb(self):
+        """The model's inference verb ("classify", "tag", ...; the model table's), or None."""
+        row = MODEL_CLASSES.get(self.class_name)
+        return None if row is None else row.inference_verb
+
+    @property
     def tab_key(self):
         """The `TabKey` of the tab that uses the model (`tab_of_class`)."""
         return tab_of_class(self.class_name)
@@ -78,17 +84,17 @@ class ModelDescription:
     @property
     def entity_types(self):
         """A tagger's entity types in tag order ("B-PER", "I-PER" -> "PER"), else ()."""
-        if self.class_name != "BertTokenClassifier":
+        if self.verb != "tag":
             return ()
         return entity_types(self.label_names)
 
     @property
     def title(self):
         """The name the window shows, e.g. "runs/sentiment (classifier: neg, pos)"."""
-        if self.class_name == "BertClassifier" and self.label_names:
-            detail = f"classifier: {_listed(self.label_names)}"
-        elif self.class_name == "BertTokenClassifier" and self.entity_types:
-            detail = f"tagger: {_listed(self.entity_types)}"
+        if self.verb == "classify" and self.label_names:
+            detail = f"{self.kind}: {_listed(self.label_names)}"
+        elif self.entity_types:
+            detail = f"{self.kind}: {_listed(self.entity_types)}"
         else:
             detail = self.kind
         return f"{short_name(self.source)} ({detail})"
