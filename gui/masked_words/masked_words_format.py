@@ -5,9 +5,9 @@ tab shows (and each file it saves) can be checked on its own.
 """
 
 import html
-import pathlib
 
 from kbert.tokenizer.bert_tokenizer import display_token
+from kbert_gui.services.model_description import short_name
 
 # The text the tab opens with.
 EXAMPLE_TEXT = (
@@ -19,14 +19,10 @@ PREDICTION_COLUMNS = ("mask", "start", "end", "rank", "token", "pieces", "probab
 
 
 def display_name(source):
-    """A model's name above its predictions: a folder's parent and own name
-    ("sentiment/model", so that two runs' models side by side differ), a preset name
-    as is. The full path goes in the tooltip."""
-    source = str(source)
-    path = pathlib.Path(source)
-    if len(path.parts) <= 1 or "://" in source:
-        return source
-    return "/".join(part for part in path.parts[-2:] if part != path.anchor)
+    """A model's name above its predictions: the name the window's header gives it
+    (`short_name`: a run's model after its run, "runs/sentiment"; a preset name as
+    is). The full path goes in the tooltip."""
+    return short_name(source)
 
 
 def fresh_heads_warning(source, fresh_heads):

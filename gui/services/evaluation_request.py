@@ -28,10 +28,13 @@ class EvaluationRequest:
 
     @property
     def title(self):
-        """"data.csv — model" for a window title."""
+        """"dev.csv — runs/sentiment" for a window title: the model named as the
+        window's header names it (`short_name`)."""
         from pathlib import Path
 
-        return f"{Path(self.data_path).name} — {Path(self.source).name or self.source}"
+        from kbert_gui.services.model_description import short_name
+
+        return f"{Path(self.data_path).name} — {short_name(self.source)}"
 
     def run(self, worker, models):
         from kbert.finetuning import make_recipe
