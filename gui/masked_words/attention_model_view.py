@@ -42,8 +42,9 @@ class AttentionModelView(QWidget):
     pixels (from `MIN_THUMBNAIL` for many heads to `MAX_THUMBNAIL` for few).
     Hovering one shows its layer, head, the query and key tokens under the pointer
     and their weight; a click emits `head_chosen(layer, head)`. A legend under the
-    grid names the rows' and the columns' tokens. `show_hint(text)` shows a sentence
-    in place of the grid.
+    grid names the rows' and the columns' tokens, cut to the grid's width (the white
+    backdrop is the grid's own) and whole in its tooltip. `show_hint(text)` shows a
+    sentence in place of the grid.
 
     Signals:
         head_chosen(int, int): the layer and head the user clicked.
@@ -122,12 +123,9 @@ class AttentionModelView(QWidget):
         if not self._maps:
             return QSize(max(320, self.fontMetrics().horizontalAdvance(self._hint) + 40), 200)
         layers, heads = len(self._maps), len(self._maps[0])
-        grid = ROW_LABEL + heads * self.thumbnail + (heads - 1) * GAP
-        # Wide enough for the legend's token lists, up to a window's width (then elided).
-        metrics = self.fontMetrics()
-        legend = max(metrics.horizontalAdvance(line) for line in self.legend()) + 8
+        # As wide as the grid: a long legend is cut to it, not a wider backdrop.
         return QSize(
-            2 * MARGIN + max(grid, min(legend, ROW_LABEL + ROW_WIDTH)),
+            2 * MARGIN + ROW_LABEL + heads * self.thumbnail + (heads - 1) * GAP,
             2 * MARGIN + COLUMN_LABEL + layers * self.thumbnail + (layers - 1) * GAP
             + LEGEND_LINES * LEGEND_LINE + GAP,
         )
@@ -141,6 +139,15 @@ class AttentionModelView(QWidget):
         x = MARGIN + ROW_LABEL + head * (side + GAP)
         y = MARGIN + COLUMN_LABEL + layer * (side + GAP)
         return QRectF(x, y, side, side)
+
+    def legend_line_at(self, point):
+        """The whole legend line under `point`, or None."""
+        if not self._maps:
+            return None
+        top = self.thumbnail_rect(len(self._maps) - 1, 0).bottom() + GAP
+        index = int((point.y() - top) // LEGEND_LINE)
+        lines = self.legend()
+        return lines[index] if point.y() >= top and index < len(lines) else None
 
     def cell_at(self, point):
         """`(layer, head, query, key)` under `point`, or None (a gap, a label)."""
@@ -218,11 +225,13 @@ class AttentionModelView(QWidget):
 
     def event(self, event):
         if event.type() == QEvent.Type.ToolTip:
-            cell = self.cell_at(QPointF(event.pos()))
-            if cell is None:
+            point = QPointF(event.pos())
+            cell = self.cell_at(point)
+            text = self.cell_text(*cell) if cell is not None else self.legend_line_at(point)
+            if text is None:
                 QToolTip.hideText()
             else:
-                QToolTip.showText(event.globalPos(), self.cell_text(*cell), self)
+                QToolTip.showText(event.globalPos(), text, self)
             return True
         return super().event(event)
 
