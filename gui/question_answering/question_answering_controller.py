@@ -11,6 +11,7 @@ from PySide6.QtCore import QObject
 from PySide6.QtCore import QTimer
 from PySide6.QtCore import Slot
 
+from kbert.files.bounded_reader import read_bytes
 from kbert_gui.question_answering.answer_report import TASK_CLASS
 from kbert_gui.question_answering.answer_report import AnswerReport
 from kbert_gui.question_answering.answer_request import AnswerRequest
@@ -127,8 +128,8 @@ class QuestionAnsweringController(QObject):
     def load_passage_file(self, path):
         """Loads the UTF-8 text file `path` as the passage; True if it could.
 
-        An unreadable, too large or non-UTF-8 file leaves the passage as it was and
-        says why in the error line.
+        An unreadable, too large or non-UTF-8 file, or one that is no regular file (a
+        FIFO, a device), leaves the passage as it was and says why in the error line.
         """
         path = pathlib.Path(path)
         # A passage opened any way (the dialog, a drop) is where the next dialog starts.
@@ -137,9 +138,9 @@ class QuestionAnsweringController(QObject):
             size = path.stat().st_size
             if path.is_file() and passage_size_problem(f"{path.name} is", size):
                 raise ValueError(passage_size_problem(f"{path.name} is", size))
-            # "utf-8-sig" drops a byte-order mark; text mode turns \r\n into \n.
-            with open(path, encoding="utf-8-sig") as file:
-                text = file.read()
+            # kbert's bounded reader: a FIFO or a device is refused, never waited on.
+            text = read_bytes(path, "data").decode("utf-8-sig")  # drops a byte-order mark
+            text = text.replace("\r\n", "\n").replace("\r", "\n")  # as text mode reads
         except UnicodeDecodeError as error:
             byte = error.object[error.start]
             self.panel.error_banner.show_error(

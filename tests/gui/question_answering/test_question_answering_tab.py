@@ -2,6 +2,7 @@
 
 import csv
 import json
+import os
 
 import keras
 import numpy as np
@@ -395,7 +396,12 @@ def test_opening_passage_files(qtbot, open_tab, presets, tmp_path):
     assert not tab.load_passage_file(tmp_path / "missing.txt")
     assert tab.error_banner.message == "Cannot open missing.txt: No such file or directory."
     assert not tab.load_passage_file(tmp_path)
-    assert tab.error_banner.message == f"Cannot open {tmp_path.name}: Is a directory."
+    assert tab.error_banner.message.startswith(f"Refusing to read {str(tmp_path)!r}: it is a folder")
+    if hasattr(os, "mkfifo"):
+        # A named pipe with no writer would block the window for ever: refused unread.
+        os.mkfifo(tmp_path / "pipe.txt")
+        assert not tab.load_passage_file(tmp_path / "pipe.txt")
+        assert "it is a FIFO (named pipe)" in tab.error_banner.message
     assert tab.load_passage_file(good)
     assert tab.error_banner.message == ""
 
