@@ -72,6 +72,10 @@ MAP_BORDER = "#d0d7e2"
 # Training curves: the loss (left axis) and the metric (right axis), the grid and axes.
 LOSS_CURVE = "#1f77b4"
 METRIC_CURVE = "#e8710a"
+# Several runs' curves on one chart, one colour each, in the runs' order.
+RUN_CURVES = (
+    "#1f77b4", "#e8710a", "#2e7d32", "#c2185b", "#6a1b9a", "#00838f", "#8d6e63", "#546e7a",
+)
 CHART_GRID = "#1c000000"
 CHART_AXIS = "#6e000000"
 

@@ -25,6 +25,7 @@ ALLOWED = {
     "evaluation": {"kbert_gui", "widgets", "services"},
     **{tab: {"kbert_gui", "tab_key", "widgets", "services"} for tab in TABS},
     "fine_tuning": {"kbert_gui", "tab_key", "widgets", "services", "evaluation"},
+    "runs": {"kbert_gui", "tab_key", "widgets", "services", "fine_tuning"},
     "window": {"kbert_gui", "tab_key", "widgets", "services", "evaluation", *TABS},
     "app": {"kbert_gui", "tab_key", "widgets", "services", "window", "evaluation", *TABS},
     "__main__": {"app"},
