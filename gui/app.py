@@ -79,6 +79,7 @@ def create_window(model=DEFAULT_PRESET, context=None):
     from kbert_gui.fine_tuning.fine_tuning_tab import FineTuningTab
     from kbert_gui.masked_words.masked_words_tab import MaskedWordsTab
     from kbert_gui.question_answering.question_answering_tab import QuestionAnsweringTab
+    from kbert_gui.runs.runs_launcher import RunsLauncher
     from kbert_gui.services.app_context import AppContext
     from kbert_gui.services.model_store import ModelStore
     from kbert_gui.window.main_window import MainWindow
@@ -92,6 +93,7 @@ def create_window(model=DEFAULT_PRESET, context=None):
     ]
     window = MainWindow(context, tabs)
     context.setParent(window)
+    window.runs = RunsLauncher(window, tabs[-1][1])  # File ▸ Compare runs…
     return window
 
 

@@ -27,7 +27,7 @@ ALLOWED = {
     "fine_tuning": {"kbert_gui", "tab_key", "widgets", "services", "evaluation"},
     "runs": {"kbert_gui", "tab_key", "widgets", "services", "fine_tuning"},
     "window": {"kbert_gui", "tab_key", "widgets", "services", "evaluation", *TABS},
-    "app": {"kbert_gui", "tab_key", "widgets", "services", "window", "evaluation", *TABS},
+    "app": {"kbert_gui", "tab_key", "widgets", "services", "window", "evaluation", "runs", *TABS},
     "__main__": {"app"},
     # `kbert gui`: the app's subcommand of kbert's command line (an entry point).
     "command": {"app"},
