@@ -117,6 +117,8 @@ def build(name, data, work):
     folder = BUILTIN / bundled.folder
     _store_as_float16(run / "model", folder, {
         "fine_tuned_from": "demo",
+        # What the app reads to know the model's inputs (single texts or pairs).
+        "fine_tuning": {"task": bundled.kbert_task},
         "train_data": bundled.data,
         "data_licence": bundled.licence,
         "recipe": dict(bundled.recipe),

@@ -128,3 +128,17 @@ def test_why_explains_a_text_pair(qtbot, tmp_path, models):
         qtbot.waitUntil(lambda: controller.saliency is None, timeout=TIMEOUT_MS)
     finally:
         stop_context(tab.context)
+
+
+def test_the_bundled_spam_filter_is_known_to_read_single_texts():
+    from kbert.presets import resolve_preset
+    from kbert_gui import BUNDLED_CLASSIFIER
+    from kbert_gui.classify.classify_format import pair_note
+    from kbert_gui.classify.classify_head import ClassifyHead
+    from kbert_gui.services.model_description import ModelDescription
+
+    folder = resolve_preset(BUNDLED_CLASSIFIER)
+    head = ClassifyHead.of(ModelDescription.read(BUNDLED_CLASSIFIER, folder))
+    assert head.takes_pair and head.trained_on_pairs is False
+    assert "trained on single texts" in pair_note(head, "a second text")
+    assert pair_note(head, None) == ""
