@@ -11,7 +11,6 @@ from kbert.training.adam_epsilon import EPSILON_STYLES
 NO_DECAY_VARIABLE_NAMES = (r"(?:^|/)(?:gamma|beta|bias)(?::\d+)?$",)
 
 
-
 @keras.saving.register_keras_serializable(package="kbert")
 class BertAdamW(keras.optimizers.AdamW):
     """AdamW as BERT fine-tunes: epsilon 1e-6, no decay on LayerNorm parameters and biases.
@@ -65,6 +64,18 @@ class BertAdamW(keras.optimizers.AdamW):
         # stay first after building; see `load_own_variables`.
         self._unbuilt_variable_count = len(self.variables)
         super().build(var_list)
+
+    def _backend_update_step(self, grads, trainable_variables, learning_rate):
+        # Keras' hook for updating all variables at once (what its own torch optimizers
+        # override). Where it is not called, `update_step` below gives the same result.
+        if keras.backend.backend() == "torch" and not self.amsgrad and trainable_variables:
+            from kbert.training import parallel_adam_update
+
+            if parallel_adam_update.update_all(
+                self, grads, trainable_variables, learning_rate, self.epsilon_style
+            ):
+                return
+        super()._backend_update_step(grads, trainable_variables, learning_rate)
 
     def update_step(self, gradient, variable, learning_rate):
         if self.epsilon_style == "keras":
