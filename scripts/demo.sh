@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# Sets up kbert and runs the main job on the bundled default, the `demo` model (a BERT-mini
+# Sets up kbert's light install (Keras, JAX, kbert: what this needs) and runs the main job on the bundled default, the `demo` model (a BERT-mini
 # kbert pretrained on Austen, the King James Bible, Moby-Dick and three commentaries): fill in masked words,
 # then re-measure its published held-out scores. Usage: bash scripts/demo.sh ["text with [MASK]" ...]
 # The desktop app on the same model: .venv/bin/kbert gui
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup.sh
+bash scripts/setup.sh light
 . .venv/bin/activate
 export TF_CPP_MIN_LOG_LEVEL=3
 if (( $# == 0 )); then
