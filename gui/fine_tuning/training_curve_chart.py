@@ -1,8 +1,10 @@
 """Live training curves: the loss at every step and the evaluation metric at every epoch."""
 
+import dataclasses
 import itertools
 import math
 
+from PySide6.QtCore import QEvent
 from PySide6.QtCore import QPointF
 from PySide6.QtCore import QRectF
 from PySide6.QtCore import QSize
@@ -21,6 +23,12 @@ LOSS_COLOR = QColor(style.LOSS_CURVE)
 METRIC_COLOR = QColor(style.METRIC_CURVE)
 GRID_COLOR = QColor(style.CHART_GRID)
 AXIS_COLOR = QColor(style.CHART_AXIS)
+CHART_TOOLTIP = (
+    "Training loss at every step: the running mean since the epoch began, as Keras "
+    "reports it (so it steps at epoch starts); evaluation metric at every epoch end."
+)
+# The legend: its left margin, a colour swatch before each text, the gap after one.
+LEGEND_LEFT, SWATCH, LEGEND_GAP = 12.0, 24.0, 28.0
 
 
 class TrainingCurveChart(QWidget):
@@ -44,10 +52,7 @@ class TrainingCurveChart(QWidget):
         self.setObjectName("trainingCurves")
         self.setMinimumSize(320, 180)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
-        self.setToolTip(
-            "Training loss at every step: the running mean since the epoch began, as Keras "
-            "reports it (so it steps at epoch starts); evaluation metric at every epoch end."
-        )
+        self.setToolTip(CHART_TOOLTIP)
         self._loss = []
         self._metric = []
         self._total_steps = 0
@@ -227,17 +232,69 @@ class TrainingCurveChart(QWidget):
                 painter.drawEllipse(point, 3.5, 3.5)
 
     def _draw_legend(self, painter, line_height):
-        x, y = 12.0, 6.0
-        for color, name, values in (
-            (LOSS_COLOR, self._loss_name, self._loss),
-            (METRIC_COLOR, self._metric_name, self._metric),
-        ):
+        for entry, color in zip(self.legend_entries(), (LOSS_COLOR, METRIC_COLOR)):
+            rect = entry.rect
+            middle = rect.top() + line_height / 2
             painter.setPen(QPen(color, 3))
-            painter.drawLine(QPointF(x, y + line_height / 2), QPointF(x + 18, y + line_height / 2))
-            text = name if not values else f"{name}: {values[-1][1]:.4g}"
+            painter.drawLine(QPointF(rect.left() - 24, middle), QPointF(rect.left() - 6, middle))
             painter.setPen(self.palette().text().color())
-            painter.drawText(QPointF(x + 24, y + line_height * 0.78), text)
-            x += 24 + painter.fontMetrics().horizontalAdvance(text) + 28
+            painter.drawText(QPointF(rect.left(), rect.top() + line_height * 0.78), entry.shown)
+
+    def legend_entries(self):
+        """The legend's two `LegendEntry`s: each text after its colour swatch, side by
+        side; where both do not fit in the width, each is elided to its share of it
+        (whole in `legend_tooltip`)."""
+        metrics = self.fontMetrics()
+        texts = [
+            name if not values else f"{name}: {values[-1][1]:.4g}"
+            for name, values in (
+                (self._loss_name, self._loss),
+                (self._metric_name, self._metric),
+            )
+        ]
+        widths = [metrics.horizontalAdvance(text) for text in texts]
+        room = max(self.width() - LEGEND_LEFT - len(texts) * (SWATCH + LEGEND_GAP), 0)
+        if sum(widths) > room:
+            widths = _shares(widths, room)
+        entries, x = [], LEGEND_LEFT
+        for text, width in zip(texts, widths):
+            shown = metrics.elidedText(text, Qt.TextElideMode.ElideRight, int(width))
+            rect = QRectF(x + SWATCH, 6.0, width, metrics.height())
+            entries.append(LegendEntry(text, shown, rect))
+            x += SWATCH + width + LEGEND_GAP
+        return entries
+
+    def legend_tooltip(self):
+        """The chart's tooltip: what the curves are, and the legend's texts in full."""
+        names = "\n".join(entry.text for entry in self.legend_entries())
+        return f"{CHART_TOOLTIP}\n\n{names}"
+
+    def event(self, event):
+        if event.type() == QEvent.Type.ToolTip:
+            self.setToolTip(self.legend_tooltip())
+        return super().event(event)
+
+
+@dataclasses.dataclass(frozen=True)
+class LegendEntry:
+    """One legend text: `text` in full, `shown` as drawn (elided to fit), `rect` where."""
+
+    text: str
+    shown: str
+    rect: QRectF
+
+
+def _shares(widths, room):
+    """Widths that add up to `room`: a text narrower than an even share keeps its width,
+    the others split what is left evenly."""
+    shares = list(widths)
+    even = room / len(widths)
+    narrow = [width for width in widths if width <= even]
+    wide_count = len(widths) - len(narrow)
+    if wide_count:
+        each = (room - sum(narrow)) / wide_count
+        shares = [width if width <= even else each for width in widths]
+    return shares
 
 
 class _Axes:

@@ -33,6 +33,9 @@ from kbert_gui.widgets import style
 from kbert_gui.widgets.error_banner import ErrorBanner
 from kbert_gui.widgets.warning_banner import WarningBanner
 
+# A header section's margins and sort indicator around its title.
+HEADER_TITLE_MARGIN = 24
+
 
 class QuestionAnsweringPanel(QWidget):
     """The widgets and layout of the question-answering tab, with nothing behind them.
@@ -136,9 +139,26 @@ class QuestionAnsweringPanel(QWidget):
         header = self.answers_view.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(ANSWER_COLUMN, QHeaderView.ResizeMode.Stretch)
+        # The stretched Answer column shrinks with the window, never below its title
+        # (at the minimum size it was cut to "nswe"): the table is as wide as the
+        # other columns and that title at least.
+        header.sectionResized.connect(self._keep_answer_title_whole)
+        self._keep_answer_title_whole()
         self.answers_view.verticalHeader().setSectionResizeMode(
             QHeaderView.ResizeMode.ResizeToContents
         )
+
+    def _keep_answer_title_whole(self, *_):
+        view, header = self.answers_view, self.answers_view.horizontalHeader()
+        title = self.answers_model.headerData(ANSWER_COLUMN, Qt.Orientation.Horizontal)
+        others = sum(
+            header.sectionSize(column)
+            for column in range(header.count())
+            if column != ANSWER_COLUMN and not header.isSectionHidden(column)
+        )
+        answer = header.fontMetrics().horizontalAdvance(title) + HEADER_TITLE_MARGIN
+        frame = view.frameWidth() * 2 + view.verticalHeader().sizeHint().width()
+        view.setMinimumWidth(others + answer + frame)
 
     def _build_option_widgets(self):
         self.top_k_spin = QSpinBox()
