@@ -18,8 +18,11 @@ import numpy as np
 from kbert.training.random_seed import set_random_seed
 
 def draws():
+    generator = keras.random.SeedGenerator()  # its seed drawn from Python's random
+    dropout = keras.layers.Dropout(0.5)
     return [
-        float(keras.ops.convert_to_numpy(keras.random.uniform((3,)))[0]),
+        float(keras.ops.convert_to_numpy(keras.random.uniform((3,), seed=generator))[0]),
+        keras.ops.convert_to_numpy(dropout(keras.ops.ones((8,)), training=True)).tolist(),
         random.random(),
         float(np.random.rand()),
     ]
@@ -49,6 +52,14 @@ def test_seeds_as_keras_does_without_importing_tensorflow(backend):
     assert result["tensorflow_after_kbert"] is False
     assert result["first"] == result["again"]
     assert result["first"] == result["by_keras"]
+    assert 0 < result["first"][1].count(0.0) < 8  # the dropout draw is a real one
+
+
+def test_the_seed_is_checked():
+    from kbert.training.random_seed import set_random_seed
+
+    with pytest.raises(ValueError, match="seed"):
+        set_random_seed("7")
 
 
 def test_seeds_tensorflow_when_it_is_loaded():

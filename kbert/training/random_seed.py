@@ -5,40 +5,36 @@ find out it imports it: ~0.4 s of one C call (loading TensorFlow's shared librar
 that holds the GIL, and ~800 MB. Under the desktop app that call runs in a worker
 and froze the window for as long (the longest stall while fine-tuning on JAX). kbert
 never uses TensorFlow's random ops on the other backends (its datasets are NumPy
-there), so TensorFlow is seeded only where it is the backend or already imported.
+there), so there it seeds what Keras seeds through public calls only: Python's
+`random` (from which every `keras.random.SeedGenerator` made without a seed draws its
+seed, Dropout's included), NumPy and, on PyTorch, torch. Keras' own global generator
+(the one behind `keras.random` calls given no seed at all, which kbert never makes and
+which JAX refuses inside a compiled step) has no public door: use
+`keras.utils.set_random_seed` where such calls matter.
 """
 
+import random
 import sys
 
 import keras
-
-
-class _TensorFlowNotLoaded:
-    """Stands in for Keras' lazy `tensorflow` module: "not available", nothing imported."""
-
-    available = False
+import numpy as np
 
 
 def set_random_seed(seed):
-    """Seeds Python's `random`, NumPy, Keras' global seed generator and the backend.
+    """Seeds Python's `random`, NumPy and the backend (PyTorch, or TensorFlow where it is
+    the backend or already imported, then through `keras.utils.set_random_seed`).
 
-    The same as `keras.utils.set_random_seed(seed)` except that TensorFlow is seeded
-    only when it is the Keras backend or has been imported already.
+    Models and `keras.random.SeedGenerator`s built after it, dropout included, draw the
+    same numbers as after `keras.utils.set_random_seed(seed)`.
     """
+    if not isinstance(seed, int) or isinstance(seed, bool):
+        raise ValueError(f"`seed` must be an integer. Received: seed={seed!r}")
     if keras.backend.backend() == "tensorflow" or "tensorflow" in sys.modules:
         keras.utils.set_random_seed(seed)
         return
-    try:
-        from keras.src.utils import rng_utils
-    except ImportError:  # a Keras laid out differently: seed as Keras does
-        keras.utils.set_random_seed(seed)
-        return
-    lazy_tensorflow = getattr(rng_utils, "tf", None)
-    if lazy_tensorflow is None:
-        keras.utils.set_random_seed(seed)
-        return
-    rng_utils.tf = _TensorFlowNotLoaded()
-    try:
-        keras.utils.set_random_seed(seed)
-    finally:
-        rng_utils.tf = lazy_tensorflow
+    random.seed(seed)
+    np.random.seed(seed)
+    if keras.backend.backend() == "torch":
+        import torch
+
+        torch.manual_seed(seed)
