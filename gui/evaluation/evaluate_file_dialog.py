@@ -39,10 +39,18 @@ class EvaluateFileDialog(QDialog):
         self.model_edit.setPlaceholderText("a fine-tuned model folder")
         self.data_edit = QLineEdit()
         self.data_edit.setPlaceholderText("a labelled file in the task's format")
+        self.other_edit = QLineEdit()
+        self.other_edit.setObjectName("compareWith")
+        self.other_edit.setPlaceholderText("optional: a second classifier, to compare")
+        self.other_edit.setToolTip(
+            "Evaluate a second classifier on the same file: the browser shows both "
+            "predictions per row and can list where they disagree"
+        )
         form = QFormLayout(self)
         form.addRow("Task:", self.task_box)
         form.addRow("Model:", self._with_browse(self.model_edit, self._choose_model))
         form.addRow("Labelled file:", self._with_browse(self.data_edit, self._choose_data))
+        form.addRow("Compare with:", self._with_browse(self.other_edit, self._choose_other))
         self.buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
         )
@@ -69,6 +77,15 @@ class EvaluateFileDialog(QDialog):
         chosen = self._file_dialogs.existing_folder(self, "Model folder", "models")
         if chosen:
             self.model_edit.setText(chosen)
+
+    def _choose_other(self):
+        chosen = self._file_dialogs.existing_folder(self, "Second model folder", "models")
+        if chosen:
+            self.other_edit.setText(chosen)
+
+    def other_source(self):
+        """The second model to compare with, or "" for none."""
+        return self.other_edit.text().strip()
 
     def _choose_data(self):
         spec = TASK_SPECS[self.task()]

@@ -8,6 +8,7 @@ from PySide6.QtCore import QItemSelection
 from PySide6.QtCore import QItemSelectionModel
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QAbstractItemView
+from PySide6.QtWidgets import QCheckBox
 from PySide6.QtWidgets import QDialog
 from PySide6.QtWidgets import QGroupBox
 from PySide6.QtWidgets import QHBoxLayout
@@ -18,7 +19,9 @@ from PySide6.QtWidgets import QSplitter
 from PySide6.QtWidgets import QTableView
 from PySide6.QtWidgets import QVBoxLayout
 
+from kbert_gui.evaluation.compared_predictions import disagreements
 from kbert_gui.evaluation.confusion_matrix_model import ConfusionMatrixModel
+from kbert_gui.evaluation.example_tools import ExampleTools
 from kbert_gui.evaluation.entity_type_scores_model import EntityTypeScoresModel
 from kbert_gui.evaluation.prediction_filter_bar import PredictionFilterBar
 from kbert_gui.evaluation.prediction_filter_model import PredictionFilterModel
@@ -49,9 +52,14 @@ class EvaluationBrowser(QDialog):
         title: what was evaluated, for the window title ("dev.csv — model").
         file_dialogs: the app's `FileDialogs`, for Export….
         parent: the parent widget (the window stays open on its own).
+        model_access: `(pool, models, source, head)`: the app's inference pool and
+            `ModelStore`, the model evaluated and its class; for a classifier it adds
+            `tools` (`ExampleTools`: edit and predict again, the embeddings' map).
+            Rows with a second model's predictions (`compare_predictions`) add
+            `disagree_only`, which lists the rows where the two models differ.
     """
 
-    def __init__(self, predictions, title, file_dialogs, parent=None):
+    def __init__(self, predictions, title, file_dialogs, parent=None, model_access=None):
         super().__init__(parent)
         self.predictions = predictions
         self._file_dialogs = file_dialogs
@@ -78,9 +86,14 @@ class EvaluationBrowser(QDialog):
         close_button = QPushButton("Close")
         close_button.clicked.connect(self.close)
         self.table = self._build_table()
+        self.disagree_only = self._build_disagree_check()
         splitter = QSplitter(Qt.Orientation.Horizontal)
         splitter.addWidget(self.table)
         side = self._build_side()
+        self.tools = None
+        if model_access is not None and predictions.label_names is not None:
+            self.tools = ExampleTools(self, *model_access)
+            side = _stacked(side, self.tools)
         if side is not None:
             splitter.addWidget(side)
             splitter.setStretchFactor(0, 3)
@@ -93,6 +106,8 @@ class EvaluationBrowser(QDialog):
         layout = QVBoxLayout(self)
         layout.addWidget(self.summary)
         layout.addWidget(self.filter_bar)
+        if self.disagree_only is not None:
+            layout.addWidget(self.disagree_only)
         layout.addWidget(splitter, 1)
         layout.addLayout(buttons)
         self.rows_model.set_predictions(predictions)
@@ -114,6 +129,17 @@ class EvaluationBrowser(QDialog):
         table.horizontalHeader().setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
         table.setSortingEnabled(True)
         return table
+
+    def _build_disagree_check(self):
+        if "agree" not in self.predictions.columns:
+            return None
+        check = QCheckBox("Only where the two models disagree")
+        check.setObjectName("disagreeOnly")
+        mask = disagreements(self.predictions)
+        check.toggled.connect(
+            lambda on: self._filter(dict(self.filter_bar.filters(), only=mask if on else None))
+        )
+        return check
 
     def _size_columns(self):
         header = self.table.horizontalHeader()
@@ -263,6 +289,16 @@ def _runs(rows):
     firsts = rows[numpy.concatenate(([0], breaks + 1))]
     lasts = rows[numpy.concatenate((breaks, [len(rows) - 1]))]
     return list(zip(firsts.tolist(), lasts.tolist()))
+
+
+def _stacked(first, second):
+    """`first` above `second` in a vertical splitter (`first` may be None)."""
+    if first is None:
+        return second
+    splitter = QSplitter(Qt.Orientation.Vertical)
+    splitter.addWidget(first)
+    splitter.addWidget(second)
+    return splitter
 
 
 def _group(title, widget):

@@ -1,10 +1,12 @@
 """Computes an evaluation in a worker and opens its browser when it is ready."""
 
+import dataclasses
 import pathlib
 
 from PySide6.QtCore import QObject
 from PySide6.QtCore import Signal
 
+from kbert_gui.evaluation.compared_predictions import compare_predictions
 from kbert_gui.evaluation.evaluate_file_dialog import EvaluateFileDialog
 from kbert_gui.evaluation.evaluation_browser import EvaluationBrowser
 from kbert_gui.services.model_description import short_name
@@ -43,7 +45,11 @@ class EvaluationLauncher(QObject):
         dialog = EvaluateFileDialog(
             self.context.file_dialogs, self.context.models.source, self._parent_widget
         )
-        if dialog.exec() == EvaluateFileDialog.DialogCode.Accepted:
+        if dialog.exec() != EvaluateFileDialog.DialogCode.Accepted:
+            return
+        if dialog.other_source():
+            self.compare(dialog.request(), dialog.other_source())
+        else:
             self.evaluate(dialog.request())
 
     def evaluate(self, request):
@@ -56,11 +62,35 @@ class EvaluationLauncher(QObject):
         self.worker = self.context.inference_pool.start(worker)
         return self.worker
 
-    def _show(self, request, predictions):
+    def compare(self, request, other_source):
+        """Evaluates `request` (an `EvaluationRequest`) and the same file with the model
+        `other_source`, then shows one browser with both predictions per row."""
+        other = dataclasses.replace(request, source=str(other_source))
+        title = f"{request.title} vs {short_name(other.source)}"
+        self.context.status_message.emit(f"Evaluating {title}…")
+        worker = Worker(_compare, request, other, self.context.models)
+        worker.signals.result.connect(lambda predictions: self._show(request, predictions, title))
+        worker.signals.error.connect(self._fail)
+        self.worker = self.context.inference_pool.start(worker)
+        return self.worker
+
+    def _show(self, request, predictions, title=None):
         if predictions is None:
             return
+        from kbert.finetuning.task_specs import task_spec
+
+        access = (
+            self.context.inference_pool,
+            self.context.models,
+            request.source,
+            task_spec(request.task).head,
+        )
         browser = EvaluationBrowser(
-            predictions, request.title, self.context.file_dialogs, self._parent_widget
+            predictions,
+            title or request.title,
+            self.context.file_dialogs,
+            self._parent_widget,
+            model_access=access,
         )
         self.browsers = [known for known in self.browsers if known.isVisible()] + [browser]
         browser.show()
@@ -82,6 +112,13 @@ def _evaluate(worker, request, models):
         if description.class_name != spec.head:
             raise ValueError(missing_head_message(description, spec.title, request.data_path))
     return request.run(worker, models)
+
+
+def _compare(worker, request, other, models):
+    """Worker: both models' predictions on the request's file, row by row."""
+    first = _evaluate(worker, request, models)
+    second = None if first is None else _evaluate(worker, other, models)
+    return None if second is None else compare_predictions(first, second)
 
 
 def missing_head_message(description, task_title, data_path):

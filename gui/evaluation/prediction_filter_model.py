@@ -12,8 +12,10 @@ class PredictionFilterModel(QAbstractTableModel):
     A row is in view when it passes every filter that is set: `errors_only` (the
     prediction is wrong), `gold` and `predicted` (the row's gold / predicted value
     equals it; None: any), and the confidence range `low` <= probability <= `high`
-    (rows without a probability pass only the full range). The rows in view keep the
-    source's order.
+    (rows without a probability pass only the full range), and `only` (a boolean array
+    over the records: two models' disagreements). The rows in view keep the source's
+    order; a record the source replaces (an edited example) keeps its row until the
+    filters change.
 
     Each filter is a NumPy mask over the records, taken once from the source's rows;
     the rows in view are the source rows whose record passes them all (one array),
@@ -30,6 +32,7 @@ class PredictionFilterModel(QAbstractTableModel):
         self.gold = None
         self.predicted = None
         self.low, self.high = 0.0, 1.0
+        self.only = None
         self._source = None
         self._fields = None
         self._shown = numpy.arange(0)
@@ -48,13 +51,19 @@ class PredictionFilterModel(QAbstractTableModel):
         model.modelReset.connect(self._source_reset)
         model.layoutAboutToBeChanged.connect(self._source_reordering)
         model.layoutChanged.connect(self._source_reordered)
+        model.dataChanged.connect(self._source_changed)
         self._fields = None
         self._update()
         self.endResetModel()
 
-    def set_filters(self, errors_only=None, gold=..., predicted=..., low=None, high=None):
-        """Changes the filters named (the others stay) and updates the view once."""
+    def set_filters(
+        self, errors_only=None, gold=..., predicted=..., low=None, high=None, only=...
+    ):
+        """Changes the filters named (the others stay) and updates the view once;
+        `only` is a boolean array over the records (file order), or None for all."""
         self.beginResetModel()
+        if only is not ...:
+            self.only = None if only is None else numpy.asarray(only, dtype=bool)
         if errors_only is not None:
             self.errors_only = bool(errors_only)
         if gold is not ...:
@@ -109,6 +118,15 @@ class PredictionFilterModel(QAbstractTableModel):
         self._update()
         self.endResetModel()
 
+    def _source_changed(self, *_):
+        # A record replaced in place (an edited example): it keeps its row until the
+        # filters change; its values are read again then.
+        self._records = self._source.records
+        self._fields = None
+        if self._row_count:
+            last = self.index(self._row_count - 1, self._column_count - 1)
+            self.dataChanged.emit(self.index(0, 0), last)
+
     def _source_reordering(self, *_):
         self.layoutAboutToBeChanged.emit()
         persistent = self.persistentIndexList()
@@ -156,6 +174,8 @@ class PredictionFilterModel(QAbstractTableModel):
         passes = numpy.ones(len(records), dtype=bool)
         if self.errors_only:
             passes &= ~correct
+        if self.only is not None:
+            passes &= self.only
         if self.gold is not None:
             passes &= numpy.fromiter((gold == self.gold for gold in golds), bool, len(golds))
         if self.predicted is not None:

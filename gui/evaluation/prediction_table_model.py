@@ -28,6 +28,9 @@ TITLES = {
     "f1": "F1",
     "gold_ending": "Gold ending",
     "predicted_ending": "Chosen ending",
+    "other_predicted": "Other model",
+    "other_probability": "Other's probability",
+    "agree": "Agree",
 }
 # Shown in the tooltips and exports only: a tagger's tags per word are long and its
 # entities say the same; a multiple-choice row's endings are in its tooltip.
@@ -92,6 +95,16 @@ class PredictionTableModel(RowTableModel):
 
     def rows(self):
         return tuple(self._records[position] for position in self._positions)
+
+    def replace_record(self, position, record):
+        """Puts `record` (a dict) in place of the record `position` (file order): an
+        example edited and predicted again keeps its row."""
+        records = list(self._records)
+        records[position] = record
+        self._records = self._rows = tuple(records)
+        self._ranks = {}
+        row = self._positions.index(position)
+        self.dataChanged.emit(self.index(row, 0), self.index(row, len(self._columns) - 1))
 
     def sort(self, column, order=Qt.SortOrder.AscendingOrder):
         """Reorders the rows by `column`: one stable argsort of the column's ranks (in
