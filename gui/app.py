@@ -6,7 +6,7 @@ a small machine. Only PySide6 and the standard library are imported before `show
 On JAX, compiled programs are kept on disk as the `kbert` command keeps them
 (`kbert.cli.choose_backend_defaults`), so a later start skips compiling the model.
 
-PySide6 is the `gui` extra of kbert (`pip install "kbert[gui]"`); without it the
+PySide6 is the `gui` extra of kbert (`pip install "kbert-keras[gui]"`); without it the
 command says so in one line and exits 1. This module imports no Qt at the top, so
 that `kbert --help` and `kbert gui --help` work without it.
 """
@@ -31,7 +31,7 @@ _DISPLAY_PLATFORMS = {
 }
 NO_PYSIDE6_MESSAGE = (
     "kbert gui: error: the desktop app needs PySide6, which is not installed: "
-    'pip install "kbert[gui]"'
+    'pip install "kbert-keras[gui]"'
 )
 NO_DISPLAY_MESSAGE = (
     "kbert gui: error: no display found ({variables} not set), so the window cannot open. "

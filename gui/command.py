@@ -14,7 +14,7 @@ def add_parser(subparsers):
             "Open kbert's desktop app: masked words predicted as you type, question "
             "answering with highlighted answers, classify & tag with a fine-tuned model, "
             "and point-and-click fine-tuning. It opens the bundled demo model unless "
-            '--model names another. Needs PySide6: pip install "kbert[gui]".'
+            '--model names another. Needs PySide6: pip install "kbert-keras[gui]".'
         ),
         epilog="example: kbert gui --model runs/sst/model",
     )

@@ -8,9 +8,10 @@ what imports TensorFlow, unless the environment already sets the level: its star
 INFO and WARNING lines are noise to a kbert user. On the JAX and PyTorch backends
 kbert imports TensorFlow only where a task needs it (reading a Google TF checkpoint).
 
-With `KERAS_BACKEND` unset, Keras runs the backend of `~/.keras/keras.json`, else
-TensorFlow; when that one is not installed (`pip install kbert` brings JAX only), kbert
-sets `KERAS_BACKEND=jax` before Keras loads (`kbert.optional_packages`).
+kbert runs Keras on JAX where the user chose no backend (`KERAS_BACKEND` unset and no
+`~/.keras/keras.json` naming one other than Keras' default, TensorFlow), the same as the
+`kbert` command: `import kbert` sets `KERAS_BACKEND=jax` before Keras loads
+(`kbert.optional_packages.choose_default_backend`).
 
 Every kbert Keras class is known to Keras by its registered name from `import kbert` on
 (`kbert.keras_registry`), so `keras.saving.load_model("model.keras")` needs nothing else.
@@ -31,7 +32,7 @@ if "tensorflow" not in sys.modules:
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 # `keras.saving.load_model` finds every kbert class without one being imported first.
 install_keras_registry()
-# A light install (JAX, no TensorFlow) runs on JAX when no backend is asked for.
+# JAX where the user chose no backend, as on the command line.
 choose_default_backend()
 
 # The public names: every registered model class (the backbone and the tasks), and these.

@@ -8,7 +8,7 @@ and one more name in `_COMMAND_MODULES`.
 
 Errors the user can fix (`ValueError`, a missing optional package, an unreadable file)
 are printed as one line on stderr with exit status 1 (a missing backend or the app:
-which `kbert[...]` extra installs it); anything else is a bug and keeps its traceback.
+which `kbert-keras[...]` extra installs it); anything else is a bug and keeps its traceback.
 A reader of stdout that goes away (`kbert fill-mask ... --json | head -1`) ends the
 command quietly with status 141, as the shell reports for `yes | head -1`.
 
@@ -30,6 +30,7 @@ logger = logging.getLogger("kbert.cli")
 from kbert.commands import EXIT_BROKEN_PIPE
 from kbert.commands import EXIT_ERROR
 from kbert.commands.config_arguments import name_flags
+from kbert.optional_packages import choose_default_backend
 
 
 # Subcommands in `kbert --help` order: modules of `kbert.commands`, each with
@@ -56,15 +57,13 @@ _COMMAND_MODULES = (
 COMMAND_ENTRY_POINTS = "kbert.commands"
 
 
-# Keras' backend when KERAS_BACKEND is unset: JAX starts fastest (importing TensorFlow
-# alone takes seconds) and compiles every model with XLA.
-DEFAULT_BACKEND = "jax"
 # Compiled programs are kept under the kbert cache (see `kbert.checkpoints.named_checkpoints`).
 COMPILATION_CACHE_FOLDER = "jax-compilation-cache"
 
 BACKEND_EPILOG = (
     "backend: kbert runs on JAX unless KERAS_BACKEND is set (e.g. KERAS_BACKEND=torch "
-    "kbert ...); the backend in ~/.keras/keras.json is not used. On JAX, compiled "
+    "kbert ...) or ~/.keras/keras.json names a backend other than Keras' default, "
+    "TensorFlow; the same in Python after `import kbert`. On JAX, compiled "
     "programs are kept in $KBERT_CACHE/jax-compilation-cache (default: "
     "~/.cache/kbert/jax-compilation-cache), "
     "which makes later runs start faster; set JAX_COMPILATION_CACHE_DIR to use another "
@@ -103,7 +102,10 @@ def _add_installed_commands(subparsers):
     """The subcommands that installed packages declare in `COMMAND_ENTRY_POINTS`."""
     from importlib.metadata import entry_points
 
-    for entry in sorted(entry_points(group=COMMAND_ENTRY_POINTS), key=lambda entry: entry.name):
+    # One subcommand a name: a stale copy of kbert's metadata (an older egg-info in a
+    # checkout) declares the same entry again.
+    entries = {entry.name: entry for entry in entry_points(group=COMMAND_ENTRY_POINTS)}
+    for entry in sorted(entries.values(), key=lambda entry: entry.name):
         try:
             add_parser = entry.load()
         except ImportError as error:  # a plugin whose own packages are missing
@@ -121,7 +123,8 @@ def _configure_logging():
 
 
 def choose_backend_defaults():
-    """Sets KERAS_BACKEND and JAX's compilation cache where the user has not.
+    """Sets KERAS_BACKEND (`kbert.optional_packages.choose_default_backend`) and JAX's
+    compilation cache where the user has not.
 
     The desktop app calls it too (it starts without this module's `main` when run as
     `kbert-gui` or `python -m kbert_gui`).
@@ -129,8 +132,7 @@ def choose_backend_defaults():
     Only before Keras and JAX are imported (they read these variables once, at import);
     a caller that already imported them, such as a test calling `main`, keeps its own.
     """
-    if "keras" not in sys.modules:
-        os.environ.setdefault("KERAS_BACKEND", DEFAULT_BACKEND)
+    choose_default_backend()
     if "jax" not in sys.modules:
         from kbert.checkpoints.named_checkpoints import cache_root
 

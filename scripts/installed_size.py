@@ -1,4 +1,4 @@
-"""Installed size of `kbert` and of `kbert[all]`: the files of each one's dependencies.
+"""Installed size of `kbert-keras` and of `kbert-keras[all]`: the files of each one's dependencies.
 
 Reads the requirements in pyproject.toml, follows them through the distributions
 installed in this environment (which must hold everything: `pip install -e ".[test]"`)
@@ -24,7 +24,7 @@ def distribution_bytes(distribution):
     return sum(os.path.getsize(path) for path in paths if os.path.isfile(path))
 
 
-def dependency_closure(requirements, extras_of_kbert):
+def dependency_closure(requirements, extras_of_kbert, kbert_name):
     """`{name: distribution}` of everything `requirements` pull in, kbert's extras followed."""
     found = {}
     pending = [(Requirement(text), "") for text in requirements]
@@ -33,7 +33,7 @@ def dependency_closure(requirements, extras_of_kbert):
         if requirement.marker and not requirement.marker.evaluate({"extra": extra}):
             continue
         name = requirement.name.lower().replace("_", "-")
-        if name == "kbert":
+        if name == kbert_name:
             for kbert_extra in requirement.extras:
                 pending += [(Requirement(text), "") for text in extras_of_kbert[kbert_extra]]
             continue
@@ -49,15 +49,23 @@ def dependency_closure(requirements, extras_of_kbert):
     return {name: distribution for (name, _), distribution in found.items()}
 
 
-def main():
+def installed_sizes():
+    """`{label: (bytes, closure)}` for the light install and `[all]`, as README names them."""
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     extras = project["optional-dependencies"]
+    name = project["name"]
+    sizes = {}
     for label, requirements in (
-        ("kbert", project["dependencies"]),
-        ("kbert[all]", [*project["dependencies"], "kbert[all]"]),
+        (name, project["dependencies"]),
+        (f"{name}[all]", [*project["dependencies"], f"{name}[all]"]),
     ):
-        closure = dependency_closure(requirements, extras)
-        total = sum(distribution_bytes(distribution) for distribution in closure.values())
+        closure = dependency_closure(requirements, extras, name)
+        sizes[label] = (sum(distribution_bytes(item) for item in closure.values()), closure)
+    return sizes
+
+
+def main():
+    for label, (total, closure) in installed_sizes().items():
         largest = sorted(closure, key=lambda name: -distribution_bytes(closure[name]))[:3]
         print(f"{label}: {total / 1e9:.2f} GB in {len(closure)} distributions "
               f"(largest: {', '.join(largest)})")

@@ -52,12 +52,12 @@ def test_json_says_the_same(capsys, tmp_path, monkeypatch):
     assert report["cache"] == {"path": str(tmp_path / "never-made"), "exists": False, "bytes": 0}
     for extra in report["extras"].values():
         assert extra["installed"] == (extra["missing"] == [])
-        assert extra["install"].startswith('pip install "kbert[')
+        assert extra["install"].startswith('pip install "kbert-keras[')
 
 
 def test_a_missing_extra_is_named_with_its_command():
     requirements = {"onnx": [("onnxruntime", []), ("no-such-distribution-kbert", [])],
-                    "all": [("kbert", ["onnx", "all"])]}
+                    "all": [("kbert-keras", ["onnx", "all"])]}
     assert doctor._missing("all", requirements, set()) == {"no-such-distribution-kbert"}
 
 
@@ -72,7 +72,7 @@ def test_the_light_install_is_marked_missing(tmp_path):
     for backend in ("tensorflow", "torch"):
         assert report["backends"][backend] == {
             "installed": False, "version": None, "active": False,
-            "install": f'pip install "kbert[{backend}]"'}
+            "install": f'pip install "kbert-keras[{backend}]"'}
     assert report["engines"]["onnxruntime"]["installed"] is False
     assert report["engines"]["onnx_export"]["possible"] is False
     for extra in ("gui", "search", "onnx", "torch"):

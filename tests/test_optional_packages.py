@@ -1,4 +1,4 @@
-"""The light install: `pip install kbert` is Keras and JAX; the rest are extras that the
+"""The light install: `pip install kbert-keras` is Keras and JAX; the rest are extras that the
 errors name.
 
 A package that is not installed is simulated in a fresh process (Keras picks its backend
@@ -28,9 +28,9 @@ only_on_the_process_pass = on_the_process_pass(
 
 def test_the_missing_package_names_its_extra():
     assert missing_extra_message(ModuleNotFoundError(name="torch")).endswith(
-        'pip install "kbert[torch]"'
+        'pip install "kbert-keras[torch]"'
     )
-    assert 'pip install "kbert[gui]"' in missing_extra_message(
+    assert 'pip install "kbert-keras[gui]"' in missing_extra_message(
         ModuleNotFoundError(name="PySide6.QtWidgets")
     )
     # Any other module is not an extra: its own message stays.
@@ -44,7 +44,7 @@ def test_reading_a_google_checkpoint_without_tensorflow_names_the_extra(monkeypa
         require_extra("tensorflow", "Reading a Google TensorFlow checkpoint")
     message = str(error.value)
     assert message.startswith("Reading a Google TensorFlow checkpoint needs TensorFlow")
-    assert message.endswith('pip install "kbert[tensorflow]"')
+    assert message.endswith('pip install "kbert-keras[tensorflow]"')
 
 
 # Installed in the child process ahead of every finder: the packages it names (and their
@@ -90,7 +90,7 @@ def test_the_command_on_a_backend_that_is_not_installed_names_the_extra():
     assert completed.returncode == 1, completed.stderr[-3000:]
     assert completed.stderr.count("\n") == 1, completed.stderr
     assert completed.stderr.startswith("kbert fill-mask: error: PyTorch is not installed")
-    assert completed.stderr.strip().endswith('pip install "kbert[torch]"')
+    assert completed.stderr.strip().endswith('pip install "kbert-keras[torch]"')
 
 
 @only_on_the_process_pass
@@ -105,7 +105,7 @@ def test_the_library_on_a_backend_that_is_not_installed_names_the_extra():
         "    print(error)\n",
     )
     assert completed.returncode == 0, completed.stderr[-3000:]
-    assert completed.stdout.strip().endswith('pip install "kbert[tensorflow]"'), completed.stdout
+    assert completed.stdout.strip().endswith('pip install "kbert-keras[tensorflow]"'), completed.stdout
 
 
 IMPORT_MODELS = (
@@ -122,7 +122,7 @@ def test_importing_the_models_on_a_backend_that_is_not_installed_names_the_extra
     assert completed.returncode == 0, completed.stderr[-3000:]
     message = completed.stdout.strip()
     assert message.startswith("Keras' backend is 'torch'") and "\n" not in message, message
-    assert 'pip install "kbert[torch]"' in message and message.endswith("KERAS_BACKEND=jax")
+    assert 'pip install "kbert-keras[torch]"' in message and message.endswith("KERAS_BACKEND=jax")
 
 
 def _without_backend_setting(packages, keras_home, code):
@@ -176,8 +176,8 @@ def test_the_core_install_is_keras_and_jax_and_the_extras_add_the_rest():
     assert names(extras["torch"]) == {"torch"}
     assert names(extras["gui"]) == {"pyside6"}
     assert names(extras["onnx"]) == {"onnxruntime", "onnx"}  # no TensorFlow: kbert writes the graph
-    assert extras["all"] == ["kbert[tensorflow,torch,gui,search,onnx]"]
-    assert "kbert[all]" in extras["test"]  # scripts/setup.sh and CI install everything
+    assert extras["all"] == ["kbert-keras[tensorflow,torch,gui,search,onnx]"]
+    assert "kbert-keras[all]" in extras["test"]  # scripts/setup.sh and CI install everything
 
 
 # What the light install leaves out, and what only the tests install.

@@ -4,6 +4,7 @@ kbert's own name, the licence and the type marker, and works outside the checkou
 import json
 import os
 import pathlib
+import re
 import shutil
 import subprocess
 import sys
@@ -21,6 +22,11 @@ MAX_WHEEL_BYTES = 60 * 1024 * 1024
 
 def _pyproject():
     return tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+
+
+def _wheel_prefix():
+    """A wheel's file name up to its version: the distribution, normalized (PEP 427)."""
+    return re.sub(r"[-_.]+", "_", _pyproject()["project"]["name"]).lower()
 
 
 def _package_folders():
@@ -77,7 +83,7 @@ def _build_wheel(folder):
         if "is ignored" not in line
     )
     assert "warning" not in build_output.lower(), build_output
-    (wheel,) = (folder / "dist").glob("kbert-*.whl")
+    (wheel,) = (folder / "dist").glob(f"{_wheel_prefix()}-*.whl")
     return wheel
 
 
@@ -191,6 +197,6 @@ def test_a_fresh_venv_with_the_wheel_alone_runs_fill_mask_and_a_fit(tmp_path):
     assert float(fit.stdout.strip().splitlines()[-1]) > 0
     # What the core leaves out says which extra brings it.
     app = run([str(command), "gui"])
-    assert app.returncode == 1 and app.stderr.strip().endswith('pip install "kbert[gui]"')
+    assert app.returncode == 1 and app.stderr.strip().endswith('pip install "kbert-keras[gui]"')
     torch = run([str(command), "fill-mask", "--model", "demo", "a [MASK]."], KERAS_BACKEND="torch")
-    assert torch.returncode == 1 and torch.stderr.strip().endswith('pip install "kbert[torch]"')
+    assert torch.returncode == 1 and torch.stderr.strip().endswith('pip install "kbert-keras[torch]"')

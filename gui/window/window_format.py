@@ -8,6 +8,8 @@ import html
 import importlib.metadata
 import pathlib
 
+from kbert.optional_packages import DISTRIBUTION
+
 PROJECT_SUMMARY = (
     "BERT as a Keras 3 package on JAX, TensorFlow and PyTorch, with this desktop app "
     "for using, comparing and fine-tuning models."
@@ -50,7 +52,7 @@ def readme():
     if CHECKOUT_README.is_file():
         return CHECKOUT_README.read_text(encoding="utf-8"), CHECKOUT_README.parent
     try:
-        metadata = importlib.metadata.metadata("kbert")
+        metadata = importlib.metadata.metadata(DISTRIBUTION)
     except importlib.metadata.PackageNotFoundError:
         return "The README is not installed with this copy of kbert.", None
     return metadata.get_payload() or metadata.get("Description", ""), None

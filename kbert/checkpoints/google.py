@@ -139,9 +139,9 @@ class _CheckpointReader:
     """The checkpoint's variables by name; shapes are known before any data is read."""
 
     def __init__(self, prefix):
-        from kbert.optional_packages import require_extra
+        from kbert.optional_packages import tensorflow_quietly
 
-        tf = require_extra("tensorflow", "Reading a Google TensorFlow checkpoint")
+        tf = tensorflow_quietly("Reading a Google TensorFlow checkpoint")
         self.prefix = prefix
         data_files = sorted(prefix.parent.glob(f"{prefix.name}.data-*"))
         for path in [prefix.parent / f"{prefix.name}.index", *data_files]:

@@ -13,6 +13,7 @@ import re
 import sys
 
 from kbert.commands import EXIT_OK
+from kbert.optional_packages import DISTRIBUTION
 
 # The backends Keras runs on, in the order shown.
 BACKENDS = ("jax", "tensorflow", "torch")
@@ -134,7 +135,9 @@ def _engines():
 
 
 def _pip_command(extra):
-    return "pip install kbert" if extra is None else f'pip install "kbert[{extra}]"'
+    from kbert.optional_packages import install_command
+
+    return install_command(extra)
 
 
 def _extras():
@@ -153,7 +156,7 @@ def _extra_requirements():
     from importlib import metadata
 
     try:
-        lines = metadata.requires("kbert") or []
+        lines = metadata.requires(DISTRIBUTION) or []
     except metadata.PackageNotFoundError:  # run from a source tree that is not installed
         lines = []
     requirements = {}
@@ -172,7 +175,7 @@ def _missing(extra, requirements, seen):
     missing = set()
     seen.add(extra)
     for distribution, nested in requirements.get(extra, []):
-        if _normalized(distribution) == "kbert":
+        if _normalized(distribution) == _normalized(DISTRIBUTION):
             for name in nested:
                 if name not in seen:
                     missing |= _missing(name, requirements, seen)

@@ -143,7 +143,7 @@ def _auto_picks_onnx_runtime():
     if not installed("onnxruntime"):
         if not _told_missing:  # DEBUG: an optional engine a light install lacks by design
             logger.debug("onnxruntime is not installed; inference runs on Keras "
-                         '(pip install "kbert[onnx]" for the ONNX Runtime engine).')
+                         '(pip install "kbert-keras[onnx]" for the ONNX Runtime engine).')
             _told_missing = True
         return False
     return True

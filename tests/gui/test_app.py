@@ -333,7 +333,7 @@ def test_without_pyside6_the_app_says_how_to_install_it_and_exits_1(command):
     assert result.returncode == 1, (result.returncode, result.stderr)
     assert result.stderr.splitlines() == [
         "kbert gui: error: the desktop app needs PySide6, which is not installed: "
-        'pip install "kbert[gui]"'
+        'pip install "kbert-keras[gui]"'
     ]
     # The library and the command's help need no PySide6.
     help_text = _without_pyside6("import kbert.cli\nkbert.cli.main(['gui', '--help'])")
