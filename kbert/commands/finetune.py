@@ -62,30 +62,36 @@ def add_parser(subparsers):
         choices=TASK_SPECS["classification"].metrics,
         help="(pair-)classification score that picks the best model (default: accuracy)",
     )
-    start = training.add_mutually_exclusive_group()
-    start.add_argument(
-        "--resume",
-        action="store_true",
-        help="continue the run whose checkpoint is in --output; with more --epochs than it "
-        "had, a finished run goes on",
+    add_run_start_arguments(
+        training,
+        resume_help="continue the run whose checkpoint is in --output; with more --epochs "
+        "than it had, a finished run goes on",
+        distributed_note="implies --data-parallel; the first process writes OUTPUT",
     )
+    add_search_arguments(parser)
+    parser.add_argument("--json", action="store_true", help="print the result as JSON")
+    parser.set_defaults(run=run)
+
+
+def add_run_start_arguments(group, resume_help, distributed_note):
+    """Adds the options of a training run's start to `group`, as `kbert finetune` and
+    `kbert pretrain` share them: `--resume` or `--overwrite` (one at most) and
+    `--distributed` (`distributed_note`: what joining implies, for its help)."""
+    start = group.add_mutually_exclusive_group()
+    start.add_argument("--resume", action="store_true", help=resume_help)
     start.add_argument(
         "--overwrite",
         action="store_true",
         help="start afresh in an --output that holds a run, deleting it",
     )
-    training.add_argument(
+    group.add_argument(
         "--distributed",
         action="store_true",
-        help="JAX: join a multi-process run (implies --data-parallel; the first process "
-        "writes OUTPUT); every process runs the same command with "
-        "KERAS_DISTRIBUTION_JOB_ADDRESSES=host:port, KERAS_DISTRIBUTION_NUM_PROCESSES and "
-        "KERAS_DISTRIBUTION_PROCESS_ID set, or inside a cluster JAX detects (SLURM, Open "
-        "MPI, Cloud TPU)",
+        help=f"JAX: join a multi-process run ({distributed_note}); every process runs the "
+        "same command with KERAS_DISTRIBUTION_JOB_ADDRESSES=host:port, "
+        "KERAS_DISTRIBUTION_NUM_PROCESSES and KERAS_DISTRIBUTION_PROCESS_ID set, or inside "
+        "a cluster JAX detects (SLURM, Open MPI, Cloud TPU)",
     )
-    add_search_arguments(parser)
-    parser.add_argument("--json", action="store_true", help="print the result as JSON")
-    parser.set_defaults(run=run)
 
 
 def _cancel_on_interrupt(token):

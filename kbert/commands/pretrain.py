@@ -10,6 +10,7 @@ from kbert.commands.config_arguments import config_from_arguments
 
 # Shared with finetune rather than copied: Ctrl-C first stops cleanly, then aborts.
 from kbert.commands.finetune import _cancel_on_interrupt
+from kbert.commands.finetune import add_run_start_arguments
 from kbert.commands.training_progress import TrainingProgressBar
 from kbert.pretraining.pretraining_config import PretrainingConfig
 
@@ -64,25 +65,11 @@ def add_parser(subparsers):
     )
     training = parser.add_argument_group("training")
     add_config_arguments(training, PretrainingConfig)
-    start = training.add_mutually_exclusive_group()
-    start.add_argument(
-        "--resume",
-        action="store_true",
-        help="continue the run in --output; with more --steps than it had, a finished run "
-        "goes on",
-    )
-    start.add_argument(
-        "--overwrite",
-        action="store_true",
-        help="start afresh in an --output that holds a run, deleting it",
-    )
-    training.add_argument(
-        "--distributed",
-        action="store_true",
-        help="JAX: join a multi-process run (implies --data-parallel); every process runs "
-        "the same command with KERAS_DISTRIBUTION_JOB_ADDRESSES=host:port, "
-        "KERAS_DISTRIBUTION_NUM_PROCESSES and KERAS_DISTRIBUTION_PROCESS_ID set, or "
-        "inside a cluster JAX detects (SLURM, Open MPI, Cloud TPU)",
+    add_run_start_arguments(
+        training,
+        resume_help="continue the run in --output; with more --steps than it had, a "
+        "finished run goes on",
+        distributed_note="implies --data-parallel",
     )
     parser.add_argument(
         "--json", action="store_true", help="print the report as one JSON line"
