@@ -151,7 +151,13 @@ class EvaluationBrowser(QDialog):
             elif key in ("index", "line", "correct"):
                 header.resizeSection(column, self._narrow_width(column, key))
             else:
-                header.resizeSection(column, 110)
+                header.resizeSection(column, self._title_width(column, 90))
+
+    def _title_width(self, column, least):
+        """A column as wide as its whole title ("Other's probability"), `least` at least."""
+        title = self.rows_model.headerData(column, Qt.Orientation.Horizontal) or ""
+        metrics = self.table.horizontalHeader().fontMetrics()
+        return max(least, metrics.horizontalAdvance(title) + CELL_MARGIN)
 
     def _narrow_width(self, column, key):
         """A column of short values (row numbers, ✓) as wide as its title and its widest

@@ -3,13 +3,13 @@
 import html
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QGroupBox
 from PySide6.QtWidgets import QHBoxLayout
 from PySide6.QtWidgets import QLabel
 from PySide6.QtWidgets import QLineEdit
 from PySide6.QtWidgets import QPlainTextEdit
 from PySide6.QtWidgets import QPushButton
 from PySide6.QtWidgets import QVBoxLayout
+from PySide6.QtWidgets import QWidget
 
 from kbert_gui.widgets import style
 from kbert_gui.widgets.probability_text import probability_text
@@ -17,7 +17,7 @@ from kbert_gui.widgets.probability_text import probability_text
 HINT = "Select an example to edit its text and predict it again, in place."
 
 
-class ExampleEditor(QGroupBox):
+class ExampleEditor(QWidget):
     """The current example's text (and second text) in editable fields; "Predict again"
     asks for a new prediction (`predict_requested(position, text, pair)`), and
     `show_prediction` shows the label with each word-piece shaded by its saliency
@@ -31,7 +31,7 @@ class ExampleEditor(QGroupBox):
     predict_requested = Signal(int, str, object)
 
     def __init__(self, has_pair, parent=None):
-        super().__init__("Edit and predict again", parent)
+        super().__init__(parent)
         self.setObjectName("exampleEditor")
         self._position = None
         self.text_edit = QPlainTextEdit()
