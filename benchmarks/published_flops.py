@@ -64,9 +64,12 @@ def peak_flops_per_second(earlier=None):
     return rates
 
 
-def utilisation(engine, flops, train_seconds, rates):
-    """`flops` over `train_seconds` at `engine`'s framework's peak, as a fraction."""
-    return flops / (train_seconds * rates[FRAMEWORKS[engine]])
+def utilisation(engine, flops, train_seconds, rates, frameworks=None):
+    """`flops` over `train_seconds` at `engine`'s framework's peak, as a fraction (None
+    where that framework's rate was not measured); `frameworks` overrides FRAMEWORKS
+    (kbert's is the Keras backend it ran on)."""
+    rate = rates.get({**FRAMEWORKS, **(frameworks or {})}[engine])
+    return None if rate is None else flops / (train_seconds * rate)
 
 
 def classification_flops(train_csv, model_folder, recipe):
@@ -80,11 +83,11 @@ def classification_flops(train_csv, model_folder, recipe):
     return useful_flops(model_sizes(model_folder), lengths, recipe["epochs"], classes)
 
 
-def add_utilisation(results, rates):
+def add_utilisation(results, rates, frameworks=None):
     """Adds "mfu" to each run of `results` (task -> engine -> result) with "useful_flops"."""
     for engines in results.values():
         for engine, result in engines.items():
             if "useful_flops" in result:
                 result["mfu"] = utilisation(
-                    engine, result["useful_flops"], result["train_seconds"], rates
+                    engine, result["useful_flops"], result["train_seconds"], rates, frameworks
                 )

@@ -41,6 +41,11 @@ def test_utilisation_divides_by_the_engines_framework_peak():
     rates = {"jax": 100.0, "torch": 50.0}
     assert published_flops.utilisation("kbert", 1000.0, 20.0, rates) == pytest.approx(0.5)
     assert published_flops.utilisation("trainer", 1000.0, 20.0, rates) == pytest.approx(1.0)
+    # kbert on the PyTorch backend is measured against PyTorch's peak; an unmeasured one
+    # gives no figure rather than a wrong one.
+    on_torch = published_flops.utilisation("kbert", 1000.0, 20.0, rates, {"kbert": "torch"})
+    assert on_torch == pytest.approx(1.0)
+    assert published_flops.utilisation("kbert", 1.0, 1.0, rates, {"kbert": "tensorflow"}) is None
 
 
 def test_a_peak_measured_under_load_gives_way_to_a_higher_one(monkeypatch):
