@@ -1,6 +1,5 @@
 """Every head of one layer at a glance: a thumbnail heat map per head."""
 
-from PySide6.QtCore import QEvent
 from PySide6.QtCore import QPointF
 from PySide6.QtCore import QRectF
 from PySide6.QtCore import QSize
@@ -8,11 +7,11 @@ from PySide6.QtCore import Qt
 from PySide6.QtCore import Signal
 from PySide6.QtGui import QColor
 from PySide6.QtGui import QPainter
-from PySide6.QtWidgets import QToolTip
 from PySide6.QtWidgets import QWidget
 
 from kbert_gui.masked_words.attention_images import weights_image
 from kbert_gui.widgets import style
+from kbert_gui.widgets.point_tooltip import show_point_tooltip
 
 THUMBNAIL = 150
 GAP = 14
@@ -129,17 +128,14 @@ class AttentionHeadGrid(QWidget):
         super().mousePressEvent(event)
 
     def event(self, event):
-        if event.type() == QEvent.Type.ToolTip:
-            cell = self._cell_at(QPointF(event.pos()))
-            if cell is None:
-                QToolTip.hideText()
-            else:
-                head, query, key = cell
-                QToolTip.showText(
-                    event.globalPos(),
-                    f"head {head + 1}: {self._tokens[query]} → {self._tokens[key]}: "
-                    f"{float(self._maps[head][query][key]):.3f}\nClick to enlarge.",
-                    self,
-                )
-            return True
-        return super().event(event)
+        return show_point_tooltip(self, event, self._tooltip_at) or super().event(event)
+
+    def _tooltip_at(self, point):
+        cell = self._cell_at(point)
+        if cell is None:
+            return None
+        head, query, key = cell
+        return (
+            f"head {head + 1}: {self._tokens[query]} → {self._tokens[key]}: "
+            f"{float(self._maps[head][query][key]):.3f}\nClick to enlarge."
+        )

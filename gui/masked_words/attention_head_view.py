@@ -1,7 +1,6 @@
 """Attention as lines between tokens, as bertviz's head view draws it."""
 
 import numpy as np
-from PySide6.QtCore import QEvent
 from PySide6.QtCore import QLineF
 from PySide6.QtCore import QPointF
 from PySide6.QtCore import QRectF
@@ -10,10 +9,10 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 from PySide6.QtGui import QPainter
 from PySide6.QtGui import QPen
-from PySide6.QtWidgets import QToolTip
 from PySide6.QtWidgets import QWidget
 
 from kbert_gui.widgets import style
+from kbert_gui.widgets.point_tooltip import show_point_tooltip
 
 ROW = 20
 GAP = 220
@@ -189,14 +188,11 @@ class AttentionHeadView(QWidget):
         super().leaveEvent(event)
 
     def event(self, event):
-        if event.type() == QEvent.Type.ToolTip:
-            focus = self._token_at(QPointF(event.pos()))
-            if focus is None:
-                QToolTip.hideText()
-            else:
-                QToolTip.showText(event.globalPos(), self.weights_text(*focus), self)
-            return True
-        return super().event(event)
+        return show_point_tooltip(self, event, self._tooltip_at) or super().event(event)
+
+    def _tooltip_at(self, point):
+        focus = self._token_at(point)
+        return None if focus is None else self.weights_text(*focus)
 
     def weights_text(self, side, index):
         """The tooltip of a token: its largest weights, as the lines show them."""

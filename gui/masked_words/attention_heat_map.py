@@ -1,18 +1,17 @@
 """A heat map of attention weights with the tokens as axis labels."""
 
 import numpy as np
-from PySide6.QtCore import QEvent
 from PySide6.QtCore import QPointF
 from PySide6.QtCore import QRectF
 from PySide6.QtCore import QSize
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 from PySide6.QtGui import QPainter
-from PySide6.QtWidgets import QToolTip
 from PySide6.QtWidgets import QWidget
 
 from kbert_gui.masked_words.attention_images import weights_image
 from kbert_gui.widgets import style
+from kbert_gui.widgets.point_tooltip import show_point_tooltip
 
 # Cell edge in pixels: a readable label for short texts, still on screen for long ones.
 MAX_CELL = 30
@@ -155,17 +154,14 @@ class AttentionHeatMap(QWidget):
         )
 
     def event(self, event):
-        if event.type() == QEvent.Type.ToolTip:
-            cell = self._cell_at(QPointF(event.pos()))
-            if cell is None:
-                QToolTip.hideText()
-            else:
-                row, column = cell
-                QToolTip.showText(
-                    event.globalPos(),
-                    f"{self._tokens[row]} → {self._tokens[column]}: "
-                    f"{float(self._weights[row][column]):.3f}",
-                    self,
-                )
-            return True
-        return super().event(event)
+        return show_point_tooltip(self, event, self._tooltip_at) or super().event(event)
+
+    def _tooltip_at(self, point):
+        cell = self._cell_at(point)
+        if cell is None:
+            return None
+        row, column = cell
+        return (
+            f"{self._tokens[row]} → {self._tokens[column]}: "
+            f"{float(self._weights[row][column]):.3f}"
+        )

@@ -1,6 +1,5 @@
 """Every layer and head at once: a grid of thumbnails, layers down and heads across."""
 
-from PySide6.QtCore import QEvent
 from PySide6.QtCore import QPointF
 from PySide6.QtCore import QRectF
 from PySide6.QtCore import QSize
@@ -8,11 +7,11 @@ from PySide6.QtCore import Qt
 from PySide6.QtCore import Signal
 from PySide6.QtGui import QColor
 from PySide6.QtGui import QPainter
-from PySide6.QtWidgets import QToolTip
 from PySide6.QtWidgets import QWidget
 
 from kbert_gui.masked_words.attention_images import weights_image
 from kbert_gui.widgets import style
+from kbert_gui.widgets.point_tooltip import show_point_tooltip
 
 # Thumbnail edges: the heads of a row share about ROW_WIDTH pixels, so BERT-base's 12
 # fit across a window and a small model's few are not postage stamps.
@@ -224,16 +223,11 @@ class AttentionModelView(QWidget):
         super().mousePressEvent(event)
 
     def event(self, event):
-        if event.type() == QEvent.Type.ToolTip:
-            point = QPointF(event.pos())
-            cell = self.cell_at(point)
-            text = self.cell_text(*cell) if cell is not None else self.legend_line_at(point)
-            if text is None:
-                QToolTip.hideText()
-            else:
-                QToolTip.showText(event.globalPos(), text, self)
-            return True
-        return super().event(event)
+        return show_point_tooltip(self, event, self._tooltip_at) or super().event(event)
+
+    def _tooltip_at(self, point):
+        cell = self.cell_at(point)
+        return self.cell_text(*cell) if cell is not None else self.legend_line_at(point)
 
     def cell_text(self, layer, head, query, key):
         """The tooltip of one cell of one thumbnail."""
