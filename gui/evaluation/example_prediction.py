@@ -44,6 +44,8 @@ class ExamplePrediction:
         if self.pair is not None:
             record["pair"] = self.pair
         record["correct"] = self.label == old["gold"]
+        if "other_predicted" in old:  # two models compared: do they still agree?
+            record["agree"] = self.label == old["other_predicted"]
         record["edited"] = True
         return record
 

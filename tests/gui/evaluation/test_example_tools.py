@@ -14,6 +14,7 @@ from PySide6.QtCore import QItemSelectionModel
 from PySide6.QtCore import Qt
 
 from kbert_gui.evaluation.evaluation_launcher import EvaluationLauncher
+from kbert_gui.evaluation.example_prediction import ExamplePrediction
 from kbert_gui.evaluation.example_prediction import project_2d
 from kbert_gui.services.evaluation_request import EvaluationRequest
 
@@ -162,3 +163,12 @@ def test_evaluate_with_a_second_model_compares_the_two(qtbot, tmp_path, monkeypa
     request = EvaluationRequest("runs/a/model", "classification", "dev.csv")
     assert calls == [("compare", request, "runs/b/model")]
     stop_context(context)
+
+
+def test_an_edited_row_of_two_compared_models_says_whether_they_still_agree():
+    old = {"index": 0, "text": "a", "gold": "pos", "predicted": "pos", "probability": 0.9,
+           "correct": True, "other_predicted": "neg", "other_probability": 0.6, "agree": False}
+    record = ExamplePrediction(0, "b", None, "neg", 0.7, None).record(old)
+    assert (record["text"], record["predicted"], record["correct"]) == ("b", "neg", False)
+    assert record["agree"] is True and record["edited"] is True
+    assert old["agree"] is False  # the old row is left as it was
