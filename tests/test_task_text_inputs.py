@@ -2,6 +2,7 @@
 and `predict`; a `.keras` file keeps the tokenizer; `from_preset` comes compiled."""
 
 import json
+import logging
 
 import keras
 import numpy as np
@@ -254,6 +255,18 @@ def test_a_missing_head_is_named_with_the_command_that_adds_one(preset, capsys):
         error = capsys.readouterr().err
         assert error.count("\n") == 1 and "Traceback" not in error
         assert "kbert finetune --task" in error and "has no Bert" in error
+
+
+def test_a_missing_head_is_one_error_without_a_fresh_head_warning_first(caplog, capsys):
+    # The loader warns that it drew a fresh head; a command that needs a trained one
+    # says only its error (which tells what to do).
+    with caplog.at_level(logging.WARNING, logger="kbert.presets"):
+        assert main(["qa", "--model", "demo", "--question", "who?", "--context", "a b"]) == 1
+    assert "kbert finetune --task qa" in capsys.readouterr().err
+    assert not [r for r in caplog.records if "freshly initialised" in r.getMessage()]
+    with caplog.at_level(logging.WARNING, logger="kbert.presets"):  # outside a command: kept
+        BertQuestionAnswerer.from_preset("demo")
+    assert [r for r in caplog.records if "freshly initialised" in r.getMessage()]
 
 
 def test_commands_that_need_a_trained_head_refuse_a_fresh_one(preset, tmp_path, capsys):

@@ -7,6 +7,7 @@ stderr appears when there are many inputs. Not a subcommand itself.
 
 import dataclasses
 import json
+import logging
 import sys
 
 from kbert.argument_checks import text_problem
@@ -139,7 +140,15 @@ def load_model(model_class, preset):
     """
     from kbert.models.preset_loading import missing_head_message
 
-    model = model_class.from_preset(preset)
+    # The loader's warning about a freshly drawn head is held back: here it is the error
+    # below, which says what to do, not a warning printed before it.
+    held_back = _HeldBackFreshHeadWarnings()
+    presets_logger = logging.getLogger("kbert.presets")
+    presets_logger.addFilter(held_back)
+    try:
+        model = model_class.from_preset(preset)
+    finally:
+        presets_logger.removeFilter(held_back)
     if model.tokenizer is None:
         raise ValueError(
             f"The preset {preset!r} has no vocabulary (vocab.txt or tokenizer.json), so "
@@ -148,6 +157,13 @@ def load_model(model_class, preset):
     if model.freshly_initialized_heads:
         raise ValueError(missing_head_message(model_class, preset, _class_name(preset)))
     return model
+
+
+class _HeldBackFreshHeadWarnings(logging.Filter):
+    """Drops the loader's "head ... is freshly initialised" warnings."""
+
+    def filter(self, record):
+        return "is freshly initialised" not in record.getMessage()
 
 
 def _class_name(preset):
