@@ -144,7 +144,7 @@ def _kbert_flags(request):
     if task == "qa":  # kbert's default, written out: Trainer's windows are cut to match
         shared += ["--doc-stride", str(published_squad.DOC_STRIDE)]
     else:  # texts longer than max_length: cut (as Trainer does) or read in windows
-        shared += ["--long-texts", request["long_texts"]]
+        shared += ["--long-texts", request.get("long_texts", "truncate")]
     finetune = [
         "finetune", *shared, "--model", request["model"], "--train", paths["train"],
         "--eval", paths["dev"], "--output", request["output"],
@@ -165,7 +165,7 @@ def _kbert_flags(request):
 def _kbert_worker(request):
     """`kbert finetune` then `kbert evaluate`, as a user runs them; the first step timed."""
     # As a user picks it: `KERAS_BACKEND=torch kbert finetune ...`.
-    os.environ["KERAS_BACKEND"] = request["backend"]
+    os.environ["KERAS_BACKEND"] = request.get("backend", "torch")
     started = time.perf_counter()
     from kbert import cli
     from kbert.finetuning import fine_tuner

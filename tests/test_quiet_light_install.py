@@ -56,7 +56,7 @@ def test_a_missing_engine_the_user_asks_for_is_still_an_error(classifier_preset,
         light_install_environment(tmp_path))
     assert completed.returncode == 1
     assert completed.stderr.startswith("kbert classify: error: ONNX Runtime is not installed")
-    assert completed.stderr.strip().endswith('pip install "kbert[onnx]"')
+    assert completed.stderr.strip().endswith('pip install "kbert-keras[onnx]"')
 
 
 def test_a_missing_backend_the_user_asks_for_is_still_an_error(tmp_path):
@@ -64,4 +64,4 @@ def test_a_missing_backend_the_user_asks_for_is_still_an_error(tmp_path):
     completed = run_kbert_without(["fill-mask", "--model", "demo", "a [MASK]"], environment)
     assert completed.returncode == 1
     assert completed.stderr.startswith("kbert fill-mask: error: PyTorch is not installed")
-    assert 'pip install "kbert[torch]"' in completed.stderr
+    assert 'pip install "kbert-keras[torch]"' in completed.stderr

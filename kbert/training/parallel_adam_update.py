@@ -23,7 +23,8 @@ def update_all(optimizer, gradients, variables, learning_rate, epsilon_style):
     indices = [optimizer._get_variable_index(variable) for variable in variables]
     momentums = [optimizer._momentums[index].value for index in indices]
     velocities = [optimizer._velocities[index].value for index in indices]
-    gradients = [gradient.to(dtype) for gradient in gradients]
+    # Gradients may come as NumPy arrays (`optimizer.apply` takes any array).
+    gradients = [keras.ops.convert_to_tensor(gradient).to(dtype) for gradient in gradients]
     # `iterations` counts updates (a tensor where gradients are accumulated).
     step = float(keras.ops.convert_to_numpy(optimizer.iterations)) + 1
     first_correction = 1 - optimizer.beta_1**step
