@@ -11,11 +11,6 @@ from PySide6.QtWidgets import QWidget
 
 from kbert_gui.widgets import style
 
-# One colour a value: the first ten of the Tableau palette, as matplotlib's default.
-PALETTE = (
-    "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
-    "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf",
-)
 MARGIN = 12.0
 RADIUS = 4.0
 # How near a click must fall to a point to pick it, in pixels.
@@ -59,7 +54,7 @@ class EmbeddingMap(QWidget):
         self._values = list(values)
         order = sorted({str(value) for value in self._values})
         self._colors = {
-            value: QColor(PALETTE[index % len(PALETTE)]) for index, value in enumerate(order)
+            value: QColor(style.CATEGORY_COLORS[index % len(style.CATEGORY_COLORS)]) for index, value in enumerate(order)
         }
         self.update()
 

@@ -53,6 +53,12 @@ ENTITY_COLORS = (
     "#ffab91", "#80cbc4", "#e6ee9c", "#b0bec5", "#bcaaa4",
 )
 UNKNOWN_ENTITY = "#e0e0e0"
+# One colour a category (the embedding map's labels): the first ten of the Tableau
+# palette, as matplotlib's default.
+CATEGORY_COLORS = (
+    "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
+    "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf",
+)
 # Token saliency: a word-piece that supports the explained label, and one that opposes it.
 SUPPORTS_TARGET = "#2e7d32"
 OPPOSES_TARGET = "#c2185b"
