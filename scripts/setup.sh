@@ -55,6 +55,13 @@ install_torch() {
     fi
 }
 
+install_editable() {  # the pip argument: kbert from this checkout, editable
+    # setuptools boxes a note about editable installs into every such install ("folders
+    # ... with the same name as your package may take precedence"); it is about setuptools'
+    # import hook, not something to act on here, so it is left out of the output.
+    PYTHONWARNINGS="ignore:Editable installation" .venv/bin/python -m pip install -e "$1"
+}
+
 [ "$what" = test ] && install_system_libraries
 if [ ! -x .venv/bin/python ]; then
     say "creating .venv"
@@ -68,13 +75,13 @@ fi
 .venv/bin/python -m pip install -q --upgrade pip
 if [ "$what" = light ]; then
     say "installing kbert with Keras and JAX into .venv (pip install -e .)"
-    .venv/bin/python -m pip install -e .
+    install_editable .
 else
     # PyTorch first, so that the test extras' `torch` range is already met.
     install_torch
     # The test extras include the app's (`gui`: PySide6), which tests/gui needs.
     say "installing kbert with every backend, the app and the test tools (pip install -e \".[test]\")"
-    .venv/bin/python -m pip install -e ".[test]"
+    install_editable ".[test]"
 fi
 echo "$fingerprint" >".venv/.kbert-setup-$what"
 say "done"
