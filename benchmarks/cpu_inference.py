@@ -223,49 +223,54 @@ def measure(size="base", vocabulary_size=30522, workloads=(1, 64), rounds=5, war
             "workloads": {},
         }
         for count in workloads:
-            texts = mixed_sentences(count, vocabulary, seed)
-            outputs = {name: engine(texts) for name, engine in engines.items()}
-            differences = {
-                name: float(np.abs(outputs[name] - outputs["transformers"]).max())
-                for name in names
-            }
-            exact = {name: value for name, value in differences.items()
-                     if name not in INT8_ENGINES}
-            if max(exact.values()) > LOGIT_TOLERANCE:
-                raise RuntimeError(
-                    f"The engines disagree on {count} sentences: largest probability "
-                    f"differences from transformers {differences}"
-                )
-            # Short requests run `calls_per_round` times in a row per engine and round (per
-            # call figures): ONNX Runtime's threads spin a while after each run, which
-            # slows whichever engine runs next on two cores.
-            repeat = calls_per_round if count == 1 else 1
-
-            def repeated(engine):
-                for _ in range(repeat):
-                    engine(texts)
-
-            seconds = interleaved_timings(
-                {name: (lambda engine=engine: repeated(engine)) for name, engine in engines.items()},
-                rounds=rounds,
-                warmup=warmup,
+            result["workloads"][str(count)] = measure_workload(
+                engines, names, mixed_sentences(count, vocabulary, seed),
+                calls_per_round if count == 1 else 1, rounds, warmup,
             )
-            milliseconds = {
-                name: {key: value if key == "runs" else 1000 * value / repeat
-                       for key, value in summarize(values).items()}
-                for name, values in seconds.items()
-            }
-            kbert = milliseconds["kbert"]["median"]
-            result["workloads"][str(count)] = {
-                "max_words": max(len(text.split()) for text in texts),
-                "probability_difference": differences,
-                "milliseconds": milliseconds,
-                "kbert_over_onnxruntime": kbert / milliseconds["onnxruntime"]["median"],
-                "kbert_over_transformers": kbert / milliseconds["transformers"]["median"],
-                "over_kbert": {name: milliseconds[name]["median"] / kbert for name in names},
-                "load_average": os.getloadavg() if hasattr(os, "getloadavg") else None,
-            }
     return result
+
+
+def measure_workload(engines, names, texts, repeat, rounds, warmup):
+    """Checks that `engines` agree on `texts`, then times them in interleaved rounds,
+    each engine running `repeat` calls in a row per round (figures per call)."""
+    outputs = {name: engine(texts) for name, engine in engines.items()}
+    differences = {
+        name: float(np.abs(outputs[name] - outputs["transformers"]).max()) for name in names
+    }
+    exact = {name: value for name, value in differences.items() if name not in INT8_ENGINES}
+    if max(exact.values()) > LOGIT_TOLERANCE:
+        raise RuntimeError(
+            f"The engines disagree on {len(texts)} sentences: largest probability "
+            f"differences from transformers {differences}"
+        )
+
+    # Short requests run several times in a row per engine and round: ONNX Runtime's
+    # threads spin a while after each run, which slows whichever engine runs next on two
+    # cores.
+    def repeated(engine):
+        for _ in range(repeat):
+            engine(texts)
+
+    seconds = interleaved_timings(
+        {name: (lambda engine=engine: repeated(engine)) for name, engine in engines.items()},
+        rounds=rounds,
+        warmup=warmup,
+    )
+    milliseconds = {
+        name: {key: value if key == "runs" else 1000 * value / repeat
+               for key, value in summarize(values).items()}
+        for name, values in seconds.items()
+    }
+    kbert = milliseconds["kbert"]["median"]
+    return {
+        "max_words": max(len(text.split()) for text in texts),
+        "probability_difference": differences,
+        "milliseconds": milliseconds,
+        "kbert_over_onnxruntime": kbert / milliseconds["onnxruntime"]["median"],
+        "kbert_over_transformers": kbert / milliseconds["transformers"]["median"],
+        "over_kbert": {name: milliseconds[name]["median"] / kbert for name in names},
+        "load_average": os.getloadavg() if hasattr(os, "getloadavg") else None,
+    }
 
 
 def format_table(result):

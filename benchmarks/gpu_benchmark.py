@@ -444,7 +444,8 @@ def run_benchmark(options, engines, workloads, cell_timeout, time_budget, allow_
     return records
 
 
-def main(argv=None):
+def build_parser():
+    """The command line: sizes and workloads, budgets, and the hidden worker options."""
     parser = argparse.ArgumentParser(
         description=__doc__.splitlines()[0],
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -494,6 +495,11 @@ def main(argv=None):
     parser.add_argument("--worker", nargs=2, metavar=("ENGINE", "WORKLOAD"), help=argparse.SUPPRESS)
     parser.add_argument("--settings", help=argparse.SUPPRESS)
     parser.add_argument("--result-file", help=argparse.SUPPRESS)
+    return parser
+
+
+def main(argv=None):
+    parser = build_parser()
     args = parser.parse_args(argv)
 
     if args.worker:

@@ -53,7 +53,6 @@ SENTENCE = (
     "inches deep in mud when she arrived at the house of Mr. Bingley. "
 )
 QUESTION = "Where did Elizabeth walk?"
-PHASES = ("model_load", "long_passage_qa", "fine_tuning", "evaluation_browser")
 EVALUATION_EXAMPLES = 10_000
 ROWS = [("She danced every dance at the ball.", "ball"), ("She read the letter twice.", "letter")]
 
@@ -190,6 +189,108 @@ def browse(app, window, request):
     browser.close()
 
 
+def load_model(app, window, context, folder, model):
+    """The phase `model_load`: Keras and the model load, the first predictions appear."""
+    from kbert_gui.tab_key import TabKey
+
+    context.load_environment()
+    masked_words = window.tab(TabKey.MASKED_WORDS)
+    wait_until(app, lambda: masked_words.predictions_view.mask_count() > 0, 300, "predictions")
+
+
+def answer_on_a_long_passage(app, window, context, folder, model):
+    """The phase `long_passage_qa`: 99,000 characters answered, then answers clicked."""
+    from kbert_gui.tab_key import TabKey
+
+    window.show_tab(TabKey.QUESTION_ANSWERING)
+    qa = window.tab(TabKey.QUESTION_ANSWERING)
+    qa.passage_view.set_passage(SENTENCE * (99_000 // len(SENTENCE)))
+    qa.question_edit.setText(QUESTION)
+    qa.shade_check.setChecked(True)
+    qa.top_k_spin.setValue(5)
+    qa.answer_now()
+    wait_until(app, lambda: qa.answers_view.model().rowCount() >= 5, 600, "answers")
+    for row in (3, 1, 4, 2, 0):
+        qa.answers_view.selectRow(row)
+        deadline = time.monotonic() + 0.3
+        while time.monotonic() < deadline:
+            app.processEvents()
+            time.sleep(0.005)
+
+
+def fine_tune(app, window, context, folder, model):
+    """The phase `fine_tuning`: a small classifier trained from the Fine-tuning tab."""
+    from kbert_gui.tab_key import TabKey
+
+    window.show_tab(TabKey.FINE_TUNING)
+    tuning = window.tab(TabKey.FINE_TUNING)
+    data = folder / "train.csv"
+    lines = [f'"{text} {index}",{label}\n' for index in range(16) for text, label in ROWS]
+    data.write_text("text,label\n" + "".join(lines), encoding="utf-8")
+    wait_until(app, lambda: tuning.hyperparameters.is_ready, 120, "the form")
+    tuning.set_task("classification")
+    tuning.set_training_file(str(data))
+    tuning.set_evaluation_file(str(data))
+    tuning.set_output_folder(str(folder / "run"))
+    wait_until(app, lambda: tuning.column_form.mapping() is not None, 60, "the preview")
+    tuning.hyperparameters.set_values(epochs=3, batch_size=8, learning_rate=1e-3)
+    finished = []
+    tuning.run_finished.connect(finished.append)
+    tuning.start()
+    wait_until(app, lambda: finished or tuning.error_banner.message, 900, "fine-tuning")
+    if finished != ["completed"]:
+        raise RuntimeError(f"Fine-tuning ended with {finished}: {tuning.error_banner.message}")
+
+
+def browse_evaluation(app, window, context, folder, model):
+    """The phase `evaluation_browser`: an evaluation opened and browsed."""
+    browse(app, window, evaluation_request(model, folder))
+
+
+# Each phase's work, in the order measured; the model always loads first.
+PHASE_WORK = {
+    "model_load": load_model,
+    "long_passage_qa": answer_on_a_long_passage,
+    "fine_tuning": fine_tune,
+    "evaluation_browser": browse_evaluation,
+}
+
+
+def run_phases(app, phases, model):
+    """Shows the window and measures `phases` (model_load first); the figures as a dict."""
+    from PySide6.QtCore import QSettings
+
+    from kbert_gui.app import create_window
+    from kbert_gui.services.app_context import AppContext
+    from kbert_gui.services.model_store import ModelStore
+
+    results = {"load_average": [round(value, 2) for value in os.getloadavg()]}
+    with tempfile.TemporaryDirectory() as folder:
+        folder = pathlib.Path(folder)
+        settings = QSettings(str(folder / "settings.ini"), QSettings.Format.IniFormat)
+        context = AppContext(ModelStore(model, settings=settings, cache_dir=folder))
+        # The window is built and shown first (before it is shown there is nothing to
+        # freeze); the phase starts where the app's `run` goes on: loading Keras.
+        window = create_window(model, context=context)
+        window.resize(1280, 820)
+        window.show()
+        app.processEvents()
+        for name, work in PHASE_WORK.items():
+            if name == "model_load" or name in phases:
+                measure(app, name, lambda: work(app, window, context, folder, model), results)
+        context.stop_all(60_000)
+        # A full pass is rare (after ten generation-1 passes): time one now, with
+        # everything above loaded, as the collector would run it on the UI thread.
+        started = time.perf_counter()
+        gc.collect(2)
+        results["full_collection_ms"] = round((time.perf_counter() - started) * 1000, 1)
+        window.close()
+    return results
+
+
+PHASES = tuple(PHASE_WORK)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", default="demo")
@@ -203,93 +304,15 @@ def main(argv=None):
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-    from PySide6.QtCore import QSettings
     from PySide6.QtWidgets import QApplication
 
-    from kbert_gui.app import create_window
     from kbert_gui.app import import_gil_holding_extensions
-    from kbert_gui.services.app_context import AppContext
     from kbert_gui.services.main_thread_garbage_collector import MainThreadGarbageCollector
-    from kbert_gui.services.model_store import ModelStore
-    from kbert_gui.tab_key import TabKey
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
     MainThreadGarbageCollector(parent=app).start()
     import_gil_holding_extensions()  # as the app's `run` does
-    results = {"load_average": [round(value, 2) for value in os.getloadavg()]}
-    with tempfile.TemporaryDirectory() as folder:
-        folder = pathlib.Path(folder)
-        settings = QSettings(str(folder / "settings.ini"), QSettings.Format.IniFormat)
-        context = AppContext(ModelStore(args.model, settings=settings, cache_dir=folder))
-        # The window is built and shown first (before it is shown there is nothing to
-        # freeze); the phase starts where the app's `run` goes on: loading Keras.
-        window = create_window(args.model, context=context)
-        window.resize(1280, 820)
-        window.show()
-        app.processEvents()
-
-        def model_load():
-            context.load_environment()
-            masked_words = window.tab(TabKey.MASKED_WORDS)
-            wait_until(
-                app, lambda: masked_words.predictions_view.mask_count() > 0, 300, "predictions"
-            )
-
-        measure(app, "model_load", model_load, results)
-
-        def long_passage_qa():
-            window.show_tab(TabKey.QUESTION_ANSWERING)
-            qa = window.tab(TabKey.QUESTION_ANSWERING)
-            passage = SENTENCE * (99_000 // len(SENTENCE))
-            qa.passage_view.set_passage(passage)
-            qa.question_edit.setText(QUESTION)
-            qa.shade_check.setChecked(True)
-            qa.top_k_spin.setValue(5)
-            qa.answer_now()
-            wait_until(app, lambda: qa.answers_view.model().rowCount() >= 5, 600, "answers")
-            for row in (3, 1, 4, 2, 0):
-                qa.answers_view.selectRow(row)
-                deadline = time.monotonic() + 0.3
-                while time.monotonic() < deadline:
-                    app.processEvents()
-                    time.sleep(0.005)
-
-        if "long_passage_qa" in args.phases:
-            measure(app, "long_passage_qa", long_passage_qa, results)
-
-        def fine_tuning():
-            window.show_tab(TabKey.FINE_TUNING)
-            tuning = window.tab(TabKey.FINE_TUNING)
-            data = folder / "train.csv"
-            lines = [f'"{text} {index}",{label}\n' for index in range(16) for text, label in ROWS]
-            data.write_text("text,label\n" + "".join(lines), encoding="utf-8")
-            wait_until(app, lambda: tuning.hyperparameters.is_ready, 120, "the form")
-            tuning.set_task("classification")
-            tuning.set_training_file(str(data))
-            tuning.set_evaluation_file(str(data))
-            tuning.set_output_folder(str(folder / "run"))
-            wait_until(app, lambda: tuning.column_form.mapping() is not None, 60, "the preview")
-            tuning.hyperparameters.set_values(epochs=3, batch_size=8, learning_rate=1e-3)
-            finished = []
-            tuning.run_finished.connect(finished.append)
-            tuning.start()
-            wait_until(app, lambda: finished or tuning.error_banner.message, 900, "fine-tuning")
-            if finished != ["completed"]:
-                raise RuntimeError(f"Fine-tuning ended with {finished}: {tuning.error_banner.message}")
-
-        if "fine_tuning" in args.phases:
-            measure(app, "fine_tuning", fine_tuning, results)
-
-        if "evaluation_browser" in args.phases:
-            request = evaluation_request(args.model, folder)
-            measure(app, "evaluation_browser", lambda: browse(app, window, request), results)
-        context.stop_all(60_000)
-        # A full pass is rare (after ten generation-1 passes): time one now, with
-        # everything above loaded, as the collector would run it on the UI thread.
-        started = time.perf_counter()
-        gc.collect(2)
-        results["full_collection_ms"] = round((time.perf_counter() - started) * 1000, 1)
-        window.close()
+    results = run_phases(app, args.phases, args.model)
     results["worst_gap_ms"] = max(
         phase["max_gap_ms"] for phase in results.values() if isinstance(phase, dict)
     )
