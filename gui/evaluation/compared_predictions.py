@@ -4,12 +4,14 @@ import dataclasses
 
 # The columns a comparison adds after a row's own prediction.
 OTHER_COLUMNS = ("other_predicted", "other_probability", "agree")
+# What the second model's scores are named by: "other_accuracy".
+OTHER_PREFIX = "other_"
 
 
 def compare_predictions(first, second):
     """`first`'s `EvaluationPredictions` with `second`'s prediction and probability on
     every row and whether the two agree (`agree`); the scores are both models', the
-    second's prefixed "other " (the same file, read the same way, so rows pair up)."""
+    second's prefixed `OTHER_PREFIX` (the same file, read the same way, so rows pair up)."""
     if first.task != second.task or len(first.rows) != len(second.rows):
         raise ValueError(
             "Two models compare on one file: got "
@@ -26,7 +28,7 @@ def compare_predictions(first, second):
     )
     columns = _after(first.columns, "correct", OTHER_COLUMNS)
     scores = dict(first.scores)
-    scores.update({f"other_{name}": value for name, value in second.scores.items()})
+    scores.update({f"{OTHER_PREFIX}{name}": value for name, value in second.scores.items()})
     return dataclasses.replace(first, columns=columns, rows=rows, scores=scores)
 
 

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import QSplitter
 from PySide6.QtWidgets import QTableView
 from PySide6.QtWidgets import QVBoxLayout
 
+from kbert_gui.evaluation.compared_predictions import OTHER_PREFIX
 from kbert_gui.evaluation.compared_predictions import disagreements
 from kbert_gui.evaluation.confusion_matrix_model import ConfusionMatrixModel
 from kbert_gui.evaluation.example_tools import ExampleTools
@@ -27,11 +28,19 @@ from kbert_gui.evaluation.prediction_filter_bar import PredictionFilterBar
 from kbert_gui.evaluation.prediction_filter_model import PredictionFilterModel
 from kbert_gui.evaluation.prediction_table_model import PredictionTableModel
 from kbert_gui.evaluation.prediction_table_model import display_text
+from kbert_gui.services.score_words import metric_name
+from kbert_gui.services.score_words import score_text
+from kbert_gui.services.score_words import scores_in_percent
 from kbert_gui.widgets import style
 
 EXPORT_FILTER = "CSV files (*.csv);;JSON Lines files (*.jsonl)"
 # Columns that get the room left: the example's own text.
 TEXT_COLUMNS = ("text", "pair", "question", "context")
+# Columns of row numbers and ticks, as wide as their title; columns of labels, as wide as
+# their widest label (up to LABEL_WIDTH_LIMIT pixels).
+NARROW_COLUMNS = ("index", "line", "correct", "agree")
+LABEL_COLUMNS = ("gold", "predicted", "other_predicted")
+LABEL_WIDTH_LIMIT = 160
 # A cell's or a title's margins, sort indicator included.
 CELL_MARGIN = 24
 
@@ -148,13 +157,23 @@ class EvaluationBrowser(QDialog):
         for column, key in enumerate(self.rows_model.keys):
             if key in TEXT_COLUMNS:
                 header.setSectionResizeMode(column, QHeaderView.ResizeMode.Stretch)
-            elif key in ("index", "line", "correct"):
+            elif key in NARROW_COLUMNS:
                 header.resizeSection(column, self._narrow_width(column, key))
+            elif key in LABEL_COLUMNS:
+                header.resizeSection(column, self._label_width(column, key))
             else:
                 header.resizeSection(column, self._title_width(column, 90))
 
+    def _label_width(self, column, key):
+        """A column of labels as wide as its widest label (of the first rows) and its
+        title, at most `LABEL_WIDTH_LIMIT`: the text columns get the rest."""
+        metrics = self.table.horizontalHeader().fontMetrics()
+        labels = {display_text(key, row.get(key)) for row in self.rows_model.records[:2000]}
+        widest = max((metrics.horizontalAdvance(label) for label in labels), default=0)
+        return min(LABEL_WIDTH_LIMIT, max(widest + CELL_MARGIN, self._title_width(column, 48)))
+
     def _title_width(self, column, least):
-        """A column as wide as its whole title ("Other's probability"), `least` at least."""
+        """A column as wide as its whole title ("Probability"), `least` at least."""
         title = self.rows_model.headerData(column, Qt.Orientation.Horizontal) or ""
         metrics = self.table.horizontalHeader().fontMetrics()
         return max(least, metrics.horizontalAdvance(title) + CELL_MARGIN)
@@ -164,7 +183,7 @@ class EvaluationBrowser(QDialog):
         value ("1,606,296", the line of a long file), 48 px at least."""
         rows = self.rows_model.records
         numbers = (row[key] for row in rows if isinstance(row[key], int))
-        widest = max(numbers, default=0) if key != "correct" else True
+        widest = True if key in ("correct", "agree") else max(numbers, default=0)
         value = display_text(key, widest)
         title = self.rows_model.headerData(column, Qt.Orientation.Horizontal) or ""
         metrics = self.table.horizontalHeader().fontMetrics()
@@ -264,11 +283,19 @@ class EvaluationBrowser(QDialog):
 
 
 def summary_text(predictions):
-    """"classification, 872 examples: accuracy 0.912 · macro f1 0.911 · …"."""
-    scores = " · ".join(
-        f"{name.replace('_', ' ')} {value:.3f}" for name, value in predictions.scores.items()
-    )
-    return f"{predictions.task}, {len(predictions.rows):,} examples: {scores}"
+    """"classification, 872 examples: accuracy 91.2 % · macro F1 91.1 % · MCC 0.824", the
+    scores written as the fine-tuning tab writes them; a compared model's after "other
+    model:"."""
+    in_percent = scores_in_percent(predictions.task)
+    own, other = [], []
+    for name, value in predictions.scores.items():
+        is_other = name.startswith(OTHER_PREFIX)
+        key = name[len(OTHER_PREFIX):] if is_other else name
+        (other if is_other else own).append(
+            f"{metric_name(key)} {score_text(key, value, in_percent)}"
+        )
+    text = f"{predictions.task}, {len(predictions.rows):,} examples: {' · '.join(own)}"
+    return f"{text}; other model: {' · '.join(other)}" if other else text
 
 
 def _classes(predictions):

@@ -28,9 +28,16 @@ TITLES = {
     "f1": "F1",
     "gold_ending": "Gold ending",
     "predicted_ending": "Chosen ending",
-    "other_predicted": "Other model",
-    "other_probability": "Other's probability",
+    "other_predicted": "Other",
+    "other_probability": "Other's p",
     "agree": "Agree",
+}
+# What a short title stands for, shown over it.
+TITLE_TOOLTIPS = {
+    "probability": "The probability the model gives its predicted label",
+    "other_predicted": "The label the other model predicts",
+    "other_probability": "The probability the other model gives its predicted label",
+    "agree": "Whether the two models predict the same label",
 }
 # Shown in the tooltips and exports only: a tagger's tags per word are long and its
 # entities say the same; a multiple-choice row's endings are in its tooltip.
@@ -149,11 +156,13 @@ class PredictionTableModel(RowTableModel):
         return None
 
     def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):
-        if role != Qt.ItemDataRole.DisplayRole or orientation != Qt.Orientation.Horizontal:
-            return None
-        if not 0 <= section < len(self._columns):
+        if orientation != Qt.Orientation.Horizontal or not 0 <= section < len(self._columns):
             return None
         key = self._columns[section]
+        if role == TOOLTIP:
+            return TITLE_TOOLTIPS.get(key)
+        if role != Qt.ItemDataRole.DisplayRole:
+            return None
         return TITLES.get(key, key.replace("_", " ").capitalize())
 
 

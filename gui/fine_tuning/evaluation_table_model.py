@@ -5,8 +5,8 @@ from PySide6.QtGui import QBrush
 from PySide6.QtGui import QColor
 from PySide6.QtGui import QFont
 
-from kbert_gui.fine_tuning.fine_tuning_format import METRIC_NAMES
-from kbert_gui.fine_tuning.fine_tuning_format import score_text
+from kbert_gui.services.score_words import METRIC_NAMES
+from kbert_gui.services.score_words import score_text
 from kbert_gui.widgets import style
 from kbert_gui.widgets.row_table_model import RowTableModel
 

@@ -27,8 +27,6 @@ from kbert_gui.fine_tuning.fine_tuning_format import log_line
 from kbert_gui.fine_tuning.fine_tuning_format import probe_line
 from kbert_gui.fine_tuning.fine_tuning_format import result_summary
 from kbert_gui.fine_tuning.fine_tuning_format import result_table
-from kbert_gui.fine_tuning.fine_tuning_format import metric_name
-from kbert_gui.fine_tuning.fine_tuning_format import scores_in_percent
 from kbert_gui.fine_tuning.fine_tuning_format import start_line
 from kbert_gui.fine_tuning.fine_tuning_format import status_heading
 from kbert_gui.fine_tuning.fine_tuning_format import steps_text
@@ -41,6 +39,8 @@ from kbert_gui.services.export_files import ExportAction
 from kbert_gui.services.export_files import image_actions
 from kbert_gui.services.export_files import write_csv
 from kbert_gui.services.export_files import write_text
+from kbert_gui.services.score_words import metric_name
+from kbert_gui.services.score_words import scores_in_percent
 from kbert_gui.widgets import style
 
 

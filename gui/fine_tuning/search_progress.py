@@ -6,9 +6,9 @@ import pathlib
 
 from kbert.finetuning.search_folder import TABLE_JSON as TRIALS_JSON
 from kbert_gui.fine_tuning.fine_tuning_format import curve_names
-from kbert_gui.fine_tuning.fine_tuning_format import metric_name
-from kbert_gui.fine_tuning.fine_tuning_format import score_text
-from kbert_gui.fine_tuning.fine_tuning_format import scores_in_percent
+from kbert_gui.services.score_words import metric_name
+from kbert_gui.services.score_words import score_text
+from kbert_gui.services.score_words import scores_in_percent
 
 logger = logging.getLogger("gui")
 

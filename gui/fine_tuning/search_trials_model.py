@@ -5,8 +5,8 @@ from PySide6.QtCore import Qt
 from kbert_gui.fine_tuning.evaluation_table_model import NUMBER_ROLES
 from kbert_gui.fine_tuning.evaluation_table_model import TITLES
 from kbert_gui.fine_tuning.evaluation_table_model import format_value
-from kbert_gui.fine_tuning.fine_tuning_format import metric_name
 from kbert_gui.fine_tuning.evaluation_table_model import number_cell_style
+from kbert_gui.services.score_words import metric_name
 from kbert_gui.widgets.row_table_model import RowTableModel
 
 # Keys of a `FineTuningSearch` row that are not the trial's point; the point is what

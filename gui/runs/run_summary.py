@@ -11,10 +11,10 @@ from kbert.finetuning.search_folder import TABLE_JSON
 from kbert.finetuning.task_specs import TASK_SPECS
 from kbert.training.run_state import CHECKPOINT_FILE
 from kbert.training.run_state import MODEL_FOLDER
-from kbert_gui.fine_tuning.fine_tuning_format import PERCENT_SCORES
-from kbert_gui.fine_tuning.fine_tuning_format import scores_in_percent
 from kbert_gui.fine_tuning.run_record import RECORD_FILE
 from kbert_gui.fine_tuning.run_record import RunRecord
+from kbert_gui.services.score_words import PERCENT_SCORES
+from kbert_gui.services.score_words import scores_in_percent
 
 logger = logging.getLogger("gui")
 

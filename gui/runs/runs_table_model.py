@@ -4,10 +4,10 @@ import pathlib
 
 from PySide6.QtCore import Qt
 
-from kbert_gui.fine_tuning.fine_tuning_format import metric_name
-from kbert_gui.fine_tuning.fine_tuning_format import score_text
-from kbert_gui.fine_tuning.fine_tuning_format import scores_in_percent
 from kbert_gui.services.model_description import short_name
+from kbert_gui.services.score_words import metric_name
+from kbert_gui.services.score_words import score_text
+from kbert_gui.services.score_words import scores_in_percent
 from kbert_gui.widgets.row_table_model import RowTableModel
 
 COLUMNS = ("Run", "Task", "Model", "Data", "Settings", "Best score", "Time", "Status")

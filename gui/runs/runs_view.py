@@ -17,12 +17,12 @@ from PySide6.QtWidgets import QTableView
 from PySide6.QtWidgets import QVBoxLayout
 from PySide6.QtWidgets import QWidget
 
-from kbert_gui.fine_tuning.fine_tuning_format import PERCENT_SCORES
-from kbert_gui.fine_tuning.fine_tuning_format import metric_name
 from kbert_gui.fine_tuning.fine_tuning_tasks import OPEN_TAB
 from kbert_gui.runs.run_curves_chart import RunCurvesChart
 from kbert_gui.runs.run_summary import find_runs
 from kbert_gui.runs.runs_table_model import RunsTableModel
+from kbert_gui.services.score_words import PERCENT_SCORES
+from kbert_gui.services.score_words import metric_name
 from kbert_gui.services.worker import Worker
 from kbert_gui.services.worker_pool import WorkerPool
 from kbert_gui.widgets import style

@@ -10,8 +10,8 @@ from kbert_gui.fine_tuning.evaluation_table_model import EvaluationTableModel
 from kbert_gui.fine_tuning.fine_tuning_format import epoch_line
 from kbert_gui.fine_tuning.fine_tuning_format import result_summary
 from kbert_gui.fine_tuning.fine_tuning_format import result_table
-from kbert_gui.fine_tuning.fine_tuning_format import score_text
-from kbert_gui.fine_tuning.fine_tuning_format import scores_in_percent
+from kbert_gui.services.score_words import score_text
+from kbert_gui.services.score_words import scores_in_percent
 
 
 def _squad_result():
