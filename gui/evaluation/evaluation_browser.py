@@ -61,8 +61,9 @@ class EvaluationBrowser(QDialog):
         title: what was evaluated, for the window title ("dev.csv — model").
         file_dialogs: the app's `FileDialogs`, for Export….
         parent: the parent widget (the window stays open on its own).
-        model_access: `(pool, models, source, head)`: the app's inference pool and
-            `ModelStore`, the model evaluated and its class; for a classifier it adds
+        model_access: `(pool, models, source, head[, other_source])`: the app's inference
+            pool and `ModelStore`, the model evaluated, its class and the model compared
+            with it (if any); for a classifier it adds
             `tools` (`ExampleTools`: edit and predict again, the embeddings' map).
             Rows with a second model's predictions (`compare_predictions`) add
             `disagree_only`, which lists the rows where the two models differ.

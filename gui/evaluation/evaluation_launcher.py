@@ -69,12 +69,14 @@ class EvaluationLauncher(QObject):
         title = f"{request.title} vs {short_name(other.source)}"
         self.context.status_message.emit(f"Evaluating {title}…")
         worker = Worker(_compare, request, other, self.context.models)
-        worker.signals.result.connect(lambda predictions: self._show(request, predictions, title))
+        worker.signals.result.connect(
+            lambda predictions: self._show(request, predictions, title, other.source)
+        )
         worker.signals.error.connect(self._fail)
         self.worker = self.context.inference_pool.start(worker)
         return self.worker
 
-    def _show(self, request, predictions, title=None):
+    def _show(self, request, predictions, title=None, other_source=None):
         if predictions is None:
             return
         from kbert.finetuning.task_specs import task_spec
@@ -84,6 +86,7 @@ class EvaluationLauncher(QObject):
             self.context.models,
             request.source,
             task_spec(request.task).head,
+            other_source,
         )
         browser = EvaluationBrowser(
             predictions,

@@ -18,6 +18,8 @@ class ExamplePrediction:
         text, pair: the edited text and second text (None for single texts).
         label: the predicted label; probability: its probability.
         saliency: kbert's `TokenSaliency` of that label (occlusion).
+        other_label, other_probability: where two models are compared, the second
+            model's label and probability for the edited text (else None).
     """
 
     position: int
@@ -26,26 +28,38 @@ class ExamplePrediction:
     label: str
     probability: float
     saliency: object
+    other_label: object = None
+    other_probability: object = None
 
     @classmethod
-    def compute(cls, models, source, head, position, text, pair=None):
-        """Classifies `text` (and `pair`) with the model `source` and scores its pieces."""
+    def compute(cls, models, source, head, position, text, pair=None, other_source=None):
+        """Classifies `text` (and `pair`) with the model `source` and scores its pieces;
+        with `other_source`, classifies it with that model too."""
         from kbert.inference import classify
         from kbert.inference import saliency
 
         model = models.model(head, source)
         result = classify(model, None, text, pairs=pair)
         scores = saliency(model, None, text, target=result.label, pair=pair)
-        return cls(position, text, pair, result.label, float(result.probability), scores)
+        other_label = other_probability = None
+        if other_source is not None:
+            other = classify(models.model(head, other_source), None, text, pairs=pair)
+            other_label, other_probability = other.label, float(other.probability)
+        return cls(position, text, pair, result.label, float(result.probability), scores,
+                   other_label, other_probability)
 
     def record(self, old):
-        """The row `old` (a dict) with this text and prediction, marked as edited."""
+        """The row `old` (a dict) with this text and prediction (and the other model's,
+        where two are compared and it was predicted again), marked as edited."""
         record = dict(old, text=self.text, predicted=self.label, probability=self.probability)
         if self.pair is not None:
             record["pair"] = self.pair
         record["correct"] = self.label == old["gold"]
-        if "other_predicted" in old:  # two models compared: do they still agree?
-            record["agree"] = self.label == old["other_predicted"]
+        if self.other_label is not None:
+            record["other_predicted"] = self.other_label
+            record["other_probability"] = self.other_probability
+        if "other_predicted" in record:  # two models compared: do they still agree?
+            record["agree"] = self.label == record["other_predicted"]
         record["edited"] = True
         return record
 

@@ -35,13 +35,16 @@ class ExampleTools(QTabWidget):
         browser: the `EvaluationBrowser` (its `table`, `rows_model`, `filter_model`).
         pool: the app's inference `WorkerPool`; models: its `ModelStore`.
         source: the evaluated model; head: its model class's name.
+        other_source: the second model where two are compared (an edited example is
+            predicted by both), else None.
     """
 
-    def __init__(self, browser, pool, models, source, head, parent=None):
+    def __init__(self, browser, pool, models, source, head, other_source=None, parent=None):
         super().__init__(parent)
         self.setObjectName("exampleTools")
         self._browser = browser
         self._model = (models, source, head)
+        self._other_source = other_source
         records = browser.rows_model.records
         self.editor = ExampleEditor(bool(records) and "pair" in records[0])
         self.editor.predict_requested.connect(self.predict)
@@ -77,7 +80,8 @@ class ExampleTools(QTabWidget):
         """Predicts the record `position` again on `text` (and `pair`), in a worker."""
         models, source, head = self._model
         self.predictions.submit(
-            ExamplePrediction.compute, models, source, head, position, text, pair
+            ExamplePrediction.compute, models, source, head, position, text, pair,
+            self._other_source,
         )
 
     def compute_map(self):

@@ -130,8 +130,31 @@ def test_two_classifiers_on_one_file_list_where_they_disagree(qtbot, tmp_path, p
         ]
         browser.disagree_only.setChecked(False)
         assert browser.filter_model.rowCount() == sum(not row["correct"] for row in rows)
+        _an_edit_is_predicted_by_both_models(qtbot, browser, presets)
     finally:
         stop_context(context)
+
+
+def _an_edit_is_predicted_by_both_models(qtbot, browser, presets):
+    from kbert.inference import classify
+    from kbert.models import BertClassifier
+
+    browser.filter_bar.errors_only.setChecked(False)
+    tools = browser.tools
+    browser.table.setCurrentIndex(browser.filter_model.index(0, 0))
+    position = tools.editor.position
+    tools.editor.text_edit.setPlainText("a wholly new text")
+    tools.editor.predict_button.click()
+    qtbot.waitUntil(lambda: "edited" in browser.rows_model.records[position], timeout=60_000)
+    edited = browser.rows_model.records[position]
+    first, second = (
+        classify(BertClassifier.from_preset(presets / name), None, "a wholly new text")
+        for name in ("first", "second")
+    )
+    assert edited["predicted"] == first.label
+    assert edited["other_predicted"] == second.label
+    assert edited["other_probability"] == pytest.approx(second.probability, abs=1e-4)
+    assert edited["agree"] == (first.label == second.label)
 
 
 def test_the_map_projects_onto_the_two_directions_of_most_spread():
