@@ -265,6 +265,7 @@ def test_the_command_writes_a_usable_folder_on_any_backend(tmp_path, capsys):
     assert "weights_sha256" not in metadata  # it would name the file left out
     graph_digest = hashlib.sha256((folder / "model.onnx").read_bytes()).hexdigest()
     assert metadata["onnx_sha256"] == graph_digest
+    assert metadata["parameter_count"] == model.count_params()  # not of the weights left out
     assert json.loads((folder / "config.json").read_text())["task"]["label_names"] == ["no", "yes"]
     _assert_parity(model, folder / "model.onnx")
     # A second export to the same folder needs --overwrite.

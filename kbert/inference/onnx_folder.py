@@ -11,6 +11,7 @@ Written into a staging folder renamed into place, under the destination's lock, 
 every export (`kbert.checkpoints.exports`).
 """
 
+import dataclasses
 import hashlib
 import math
 import pathlib
@@ -19,6 +20,7 @@ from kbert.checkpoints.convert import check_destination
 from kbert.checkpoints.kbert_preset import DIGEST_KEY
 from kbert.checkpoints.kbert_preset import METADATA_FILE
 from kbert.checkpoints.kbert_preset import WEIGHTS_FILE
+from kbert.checkpoints.kbert_preset import write_preset
 from kbert.files.atomic_write import check_free_space
 from kbert.files.atomic_write import write_json_atomically
 from kbert.files.bounded_reader import open_checked
@@ -71,20 +73,35 @@ def write_onnx_folder(model, destination, overwrite=False, tokenizer=None):
 
 
 def _needed_bytes(model):
-    """About the most room an export of `model` takes at once: its weights file (saved
-    with the preset, then deleted) and the graph, which holds the weights again."""
-    return 2 * sum(4 * math.prod(int(size) for size in variable.shape)
+    """About the most room an export of `model` takes: the graph, which holds the
+    weights."""
+    return sum(4 * math.prod(int(size) for size in variable.shape)
                    for variable in model.weights)
 
 
 def _write_files(model, staging, tokenizer):
-    model.save_to_preset(staging, tokenizer=tokenizer)
-    (staging / WEIGHTS_FILE).unlink()
+    _write_preset_without_weights(model, staging, tokenizer)
     export_graph(model, staging / ONNX_FILE, tokenizer=tokenizer)
     metadata = read_json(staging / METADATA_FILE, "config", staging)
     metadata.pop(DIGEST_KEY, None)  # The weights file it names is not here.
     metadata[ONNX_DIGEST_KEY] = onnx_digest(staging / ONNX_FILE)
     write_json_atomically(staging / METADATA_FILE, metadata)
+
+
+def _write_preset_without_weights(model, folder, tokenizer):
+    """The model's preset files but its weights (the graph holds them): `config.json`,
+    `metadata.json` (its parameter count the model's) and the tokenizer's files. The
+    preset writer is handed no arrays, so nothing of the weights' size is written."""
+    import keras
+
+    data = model.to_checkpoint_data(tokenizer)
+    metadata = {
+        "keras_version": keras.__version__,
+        "saved_with_backend": keras.backend.backend(),
+        "parameter_count": data.parameter_count(),
+    }
+    write_preset(dataclasses.replace(data, weights={}), folder, metadata=metadata)
+    (folder / WEIGHTS_FILE).unlink()
 
 
 def onnx_digest(path):
