@@ -47,6 +47,8 @@ class RunSummary:
         status: "model saved", "search: 3 trials", "checkpoint only", ...
         model_path: the saved model (a kbert preset folder), or None.
         record: the app's `RunRecord` of the run (curves, setup), or None.
+        history: each finished epoch's logs (dicts) from kbert's training checkpoint,
+            for a run the app did not record (one `kbert finetune` made), or ().
         problem: why a file of the run was not read, or "".
     """
 
@@ -63,6 +65,7 @@ class RunSummary:
     status: str = ""
     model_path: pathlib.Path = None
     record: RunRecord = None
+    history: tuple = ()
     problem: str = ""
 
     @property
@@ -77,11 +80,12 @@ class RunSummary:
         return " · ".join(f"{key.replace('_', ' ')} {self.settings[key]:g}" for key in shown)
 
     def curve(self):
-        """The run's evaluation score per epoch as `(epoch, value)` pairs (its record's),
+        """The run's evaluation score per epoch as `(epoch, value)` pairs (its record's,
+        else its checkpoint's),
         a percentage where the tab writes the score as one ("87.5 %" -> 87.5)."""
-        if self.record is None or not self.metric:
+        if not self.metric:
             return ()
-        rows = self.record.epoch_rows
+        rows = self.record.epoch_rows if self.record is not None else self.history
         scale = 100 if self.metric in PERCENT_SCORES and not scores_in_percent(self.task) else 1
         return tuple(
             (row["epoch"], scale * row[self.metric])
@@ -133,6 +137,8 @@ def read_run(folder, root=None):
             task=record.task, source=record.source, train=record.train,
             settings=dict(record.settings), record=record,
         )
+    else:
+        fields.update(_checkpoint_fields(folder, problems))
     fields.update(_model_fields(folder, problems))
     fields.update(_search_fields(folder, problems))
     task = fields.get("task", "")
@@ -142,6 +148,36 @@ def read_run(folder, root=None):
     fields["status"] = _status(folder, fields)
     fields["problem"] = " ".join(problems)
     return RunSummary(**fields)
+
+
+def _checkpoint_fields(folder, problems):
+    """What kbert's training checkpoint says of a run: its task, the model it started
+    from, its settings and each finished epoch's logs. The file may come from anyone:
+    only values of the expected types are taken."""
+    from kbert.training.training_checkpoint import TrainingCheckpoint
+
+    path = folder / CHECKPOINT_FILE
+    if not path.is_file():
+        return {}
+    try:
+        state = TrainingCheckpoint(path).read_state()
+    except (OSError, ValueError) as error:
+        problems.append(f"{path} is not used: {error}")
+        return {}
+    task = state.get("task")
+    task = task.get("task") if isinstance(task, dict) else None
+    config, history = state.get("config"), state.get("history")
+    fields = {
+        "settings": {key: value for key, value in config.items()
+                     if isinstance(value, (int, float, str))} if isinstance(config, dict) else {},
+        "history": tuple(row for row in history if isinstance(row, dict))
+        if isinstance(history, list) else (),
+    }
+    if isinstance(task, str):
+        fields["task"] = task
+    if isinstance(state.get("preset"), str):
+        fields["source"] = state["preset"]
+    return fields
 
 
 def _model_fields(folder, problems):

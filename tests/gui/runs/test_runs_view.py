@@ -133,3 +133,31 @@ def test_an_empty_folder_says_so(qtbot, view, tmp_path):
     _load(qtbot, view, empty)
     assert view.summary.text() == f"No runs in {empty}."
     assert view.chart.curves == []
+
+
+@pytest.mark.slow
+def test_a_run_made_by_the_command_line_has_its_settings_and_curve(tmp_path):
+    """`kbert finetune` writes no app record: the Runs view reads its training
+    checkpoint for the task, the model, the settings and each epoch's score."""
+    from fine_tuning_data import classification_examples
+    from fine_tuning_data import make_tiny_preset
+    from fine_tuning_helpers import SMALL_MODEL
+    from fine_tuning_helpers import write_csv
+
+    from kbert.cli import main
+
+    preset = make_tiny_preset(tmp_path / "preset", **SMALL_MODEL)
+    write_csv(tmp_path / "train.csv", classification_examples(16, seed=1))
+    write_csv(tmp_path / "dev.csv", classification_examples(8, seed=2))
+    output = tmp_path / "runs" / "cli"
+    assert main([
+        "finetune", "--task", "classification", "--model", str(preset),
+        "--train", str(tmp_path / "train.csv"), "--eval", str(tmp_path / "dev.csv"),
+        "--output", str(output), "--epochs", "2", "--batch-size", "8",
+    ]) == 0
+    (run,) = find_runs(tmp_path / "runs")
+    assert (run.task, run.source, run.problem) == ("classification", str(preset), "")
+    assert run.settings["epochs"] == 2 and run.settings["batch_size"] == 8
+    assert [epoch for epoch, _ in run.curve()] == [1, 2]
+    assert all(0 <= score <= 100 for _, score in run.curve())
+    assert run.curve()[-1][1] == pytest.approx(100 * run.history[-1]["accuracy"])
