@@ -6,7 +6,6 @@ than `MAX_LINE_BYTES` is an error naming its file and line, read no further than
 """
 
 import logging
-import pathlib
 import re
 
 from kbert.argument_checks import describe_value
@@ -17,30 +16,13 @@ from kbert.data.read_error import ReadError
 from kbert.data.text_file import csv_rows
 from kbert.data.text_file import json_object_lines
 from kbert.data.text_file import read_located_lines
+from kbert.data.text_file import table_format
 
 __all__ = ["classification_label_names", "read_classification"]
 
 logger = logging.getLogger(__name__)
 
-_FORMATS_BY_SUFFIX = {".csv": "csv", ".tsv": "tsv", ".jsonl": "jsonl", ".json": "jsonl", ".ndjson": "jsonl"}
-_FORMAT_ALIASES = {"csv": "csv", "tsv": "tsv", "jsonl": "jsonl", "json": "jsonl", "ndjson": "jsonl"}
 _INTEGER = re.compile(r"[+-]?\d+")
-
-
-def _resolve_format(path, format):
-    if format is not None:
-        if format.lower() not in _FORMAT_ALIASES:
-            raise ValueError(
-                f"`format` must be one of {sorted(_FORMAT_ALIASES)}. Received: format={format!r}"
-            )
-        return _FORMAT_ALIASES[format.lower()]
-    suffix = pathlib.Path(path).suffix.lower()
-    if suffix not in _FORMATS_BY_SUFFIX:
-        raise ValueError(
-            f"{path}: cannot tell the format from the extension {suffix!r}; use one of "
-            f"{sorted(_FORMATS_BY_SUFFIX)} or pass format='csv', 'tsv' or 'jsonl'."
-        )
-    return _FORMATS_BY_SUFFIX[suffix]
 
 
 def _requested_columns(text_column, pair_column, label_column):
@@ -175,7 +157,7 @@ def read_classification(
     [(7, "train.tsv:7: empty label in column 'label'.")]
     """
     collector = ProblemCollector(path, errors)
-    file_format = _resolve_format(path, format)
+    file_format = table_format(path, format, ("csv", "tsv", "jsonl"))
     columns, has_header = _requested_columns(text_column, pair_column, label_column)
     if file_format == "jsonl" and not has_header:
         raise ValueError(f"{path}: JSON Lines records are read by key; give column names, not positions.")

@@ -12,7 +12,6 @@ column or field. Files are streamed line by line
 """
 
 import logging
-import pathlib
 import re
 
 from kbert.argument_checks import describe_value
@@ -23,29 +22,14 @@ from kbert.data.read_error import ReadError
 from kbert.data.text_file import csv_rows
 from kbert.data.text_file import json_object_lines
 from kbert.data.text_file import read_located_lines
+from kbert.data.text_file import table_format
 
 __all__ = ["read_multiple_choice"]
 
 logger = logging.getLogger(__name__)
 
-_FORMATS_BY_SUFFIX = {".csv": "csv", ".jsonl": "jsonl", ".json": "jsonl", ".ndjson": "jsonl"}
 _ENDING_COLUMN = re.compile(r"ending(\d+)")
 MIN_ENDINGS = 2
-
-
-def _resolve_format(path, format):
-    if format is not None:
-        aliases = {"csv": "csv", "jsonl": "jsonl", "json": "jsonl", "ndjson": "jsonl"}
-        if str(format).lower() not in aliases:
-            raise ValueError(f"`format` must be one of {sorted(aliases)}. Received: format={format!r}")
-        return aliases[str(format).lower()]
-    suffix = pathlib.Path(path).suffix.lower()
-    if suffix not in _FORMATS_BY_SUFFIX:
-        raise ValueError(
-            f"{path}: cannot tell the format from the extension {suffix!r}; use one of "
-            f"{sorted(_FORMATS_BY_SUFFIX)} or pass format='csv' or 'jsonl'."
-        )
-    return _FORMATS_BY_SUFFIX[suffix]
 
 
 def _text(path, line, field, value):
@@ -199,7 +183,7 @@ def read_multiple_choice(
     [3, 8]
     """
     collector = ProblemCollector(path, errors)
-    file_format = _resolve_format(path, format)
+    file_format = table_format(path, format, ("csv", "jsonl"))
 
     def read_examples():
         lines = read_located_lines(path)

@@ -9,6 +9,7 @@ one line at a time, each at most `MAX_LINE_BYTES` long. Errors name the file and
 import csv
 import io
 import json
+import pathlib
 
 from kbert.data.read_error import ReadError
 from kbert.data.read_problem import ReadProblem
@@ -24,7 +25,40 @@ __all__ = [
     "read_located_lines",
     "read_numbered_lines",
     "read_text_file",
+    "table_format",
 ]
+
+# Each name of a table format, and the format it means; a file's extension is one of them.
+_TABLE_FORMAT_NAMES = {"csv": "csv", "tsv": "tsv", "jsonl": "jsonl", "json": "jsonl", "ndjson": "jsonl"}
+
+
+def table_format(path, format, formats):
+    """The format of a table file: `format` ("json" and "ndjson" are "jsonl"), or when
+    it is None the one that `path`'s extension names.
+
+    Args:
+        path: the file.
+        format: a format name, or None.
+        formats: the formats the reader takes, e.g. `("csv", "jsonl")`.
+
+    Raises:
+        ValueError: for a name, or an extension, of no format in `formats`.
+    """
+    names = {name: meant for name, meant in _TABLE_FORMAT_NAMES.items() if meant in formats}
+    if format is not None:
+        if str(format).lower() not in names:
+            raise ValueError(f"`format` must be one of {sorted(names)}. Received: format={format!r}")
+        return names[str(format).lower()]
+    by_suffix = {f".{name}": meant for name, meant in names.items()}
+    suffix = pathlib.Path(path).suffix.lower()
+    if suffix not in by_suffix:
+        quoted = [f"'{name}'" for name in formats]
+        choices = " or ".join(filter(None, (", ".join(quoted[:-1]), quoted[-1])))
+        raise ValueError(
+            f"{path}: cannot tell the format from the extension {suffix!r}; use one of "
+            f"{sorted(by_suffix)} or pass format={choices}."
+        )
+    return by_suffix[suffix]
 
 
 def read_text_file(path):
