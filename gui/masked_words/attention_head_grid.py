@@ -1,17 +1,14 @@
 """Every head of one layer at a glance: a thumbnail heat map per head."""
 
-from PySide6.QtCore import QPointF
 from PySide6.QtCore import QRectF
 from PySide6.QtCore import QSize
 from PySide6.QtCore import Qt
 from PySide6.QtCore import Signal
 from PySide6.QtGui import QColor
-from PySide6.QtGui import QPainter
-from PySide6.QtWidgets import QWidget
 
 from kbert_gui.masked_words.attention_images import weights_image
 from kbert_gui.widgets import style
-from kbert_gui.widgets.point_tooltip import show_point_tooltip
+from kbert_gui.widgets.painted_view import PaintedView
 
 THUMBNAIL = 150
 GAP = 14
@@ -19,7 +16,7 @@ MARGIN = 8
 CAPTION = 20
 
 
-class AttentionHeadGrid(QWidget):
+class AttentionHeadGrid(PaintedView):
     """The heads of one layer as thumbnails, in rows of `columns`; click one to enlarge.
 
     `set_layer(attention, layer)` takes a `kbert.inference.AttentionMap` and a layer
@@ -41,7 +38,6 @@ class AttentionHeadGrid(QWidget):
     def __init__(self, columns=4, parent=None):
         super().__init__(parent)
         self.setObjectName("attentionHeadGrid")
-        self.setMouseTracking(True)
         self.setCursor(Qt.CursorShape.PointingHandCursor)
         self._columns = columns
         self._tokens = ()
@@ -59,9 +55,7 @@ class AttentionHeadGrid(QWidget):
         self._layer = layer
         self._maps = [attention.select(layer, head) for head in range(attention.num_heads)]
         self._images = [weights_image(weights) for weights in self._maps]
-        self.updateGeometry()
-        self.adjustSize()
-        self.update()
+        self._content_changed()
 
     def clear(self):
         self._tokens, self._maps, self._images = (), [], []
@@ -77,9 +71,6 @@ class AttentionHeadGrid(QWidget):
             2 * MARGIN + columns * THUMBNAIL + (columns - 1) * GAP,
             2 * MARGIN + rows * (THUMBNAIL + CAPTION) + (rows - 1) * GAP,
         )
-
-    def minimumSizeHint(self):
-        return self.sizeHint()
 
     def thumbnail_rect(self, head):
         """Where head `head`'s thumbnail is drawn, in widget coordinates."""
@@ -99,13 +90,10 @@ class AttentionHeadGrid(QWidget):
                 return head, query, key
         return None
 
-    def paintEvent(self, event):
-        painter = QPainter(self)
-        painter.fillRect(self.rect(), self.palette().base())
-        if not self._maps:
-            painter.setPen(QColor(style.MUTED_TEXT))
-            painter.drawText(self.rect(), Qt.AlignmentFlag.AlignCenter, "The heads appear here.")
-            return
+    def _placeholder(self):
+        return None if self._maps else "The heads appear here."
+
+    def _paint_content(self, painter):
         layer = "average of layers" if self._layer is None else f"layer {self._layer + 1}"
         for head, image in enumerate(self._images):
             rect = self.thumbnail_rect(head)
@@ -119,16 +107,11 @@ class AttentionHeadGrid(QWidget):
             painter.setPen(QColor(style.MAP_BORDER))
             painter.drawRect(rect)
 
-    def mousePressEvent(self, event):
-        cell = self._cell_at(QPointF(event.position()))
-        if event.button() == Qt.MouseButton.LeftButton and cell is not None:
+    def _click_at(self, point):
+        cell = self._cell_at(point)
+        if cell is not None:
             self.head_chosen.emit(cell[0])
-            event.accept()
-            return
-        super().mousePressEvent(event)
-
-    def event(self, event):
-        return show_point_tooltip(self, event, self._tooltip_at) or super().event(event)
+        return cell is not None
 
     def _tooltip_at(self, point):
         cell = self._cell_at(point)

@@ -9,10 +9,9 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 from PySide6.QtGui import QPainter
 from PySide6.QtGui import QPen
-from PySide6.QtWidgets import QWidget
 
 from kbert_gui.widgets import style
-from kbert_gui.widgets.point_tooltip import show_point_tooltip
+from kbert_gui.widgets.painted_view import PaintedView
 
 ROW = 20
 GAP = 220
@@ -26,7 +25,7 @@ LEVELS = 12
 LISTED = 5
 
 
-class AttentionHeadView(QWidget):
+class AttentionHeadView(PaintedView):
     """The tokens twice, queries on the left and keys on the right, and a line from
     each query to each key it attends to, as opaque as the weight (bertviz's "head
     view").
@@ -44,7 +43,6 @@ class AttentionHeadView(QWidget):
     def __init__(self, parent=None):
         super().__init__(parent)
         self.setObjectName("attentionHeadView")
-        self.setMouseTracking(True)
         self._tokens = ()
         self._weights = None
         self._levels = []  # (alpha, [QLineF]) for every line, by opacity
@@ -64,9 +62,7 @@ class AttentionHeadView(QWidget):
         self._weights = np.asarray(weights, dtype=np.float32)
         self._focus = None
         self._group_lines()
-        self.updateGeometry()
-        self.adjustSize()
-        self.update()
+        self._content_changed()
 
     def clear(self):
         self._tokens, self._weights, self._levels, self._focus = (), None, [], None
@@ -89,9 +85,6 @@ class AttentionHeadView(QWidget):
             return QSize(320, 200)
         width = 2 * MARGIN + 2 * self._column_width() + GAP
         return QSize(width, 2 * MARGIN + len(self._tokens) * ROW)
-
-    def minimumSizeHint(self):
-        return self.sizeHint()
 
     def _y(self, index):
         return MARGIN + index * ROW + ROW / 2
@@ -126,15 +119,12 @@ class AttentionHeadView(QWidget):
 
     # --- Painting ---------------------------------------------------------------------
 
-    def paintEvent(self, event):
-        painter = QPainter(self)
-        painter.fillRect(self.rect(), self.palette().base())
+    def _placeholder(self):
         if self._weights is None or not self._tokens:
-            painter.setPen(QColor(style.MUTED_TEXT))
-            painter.drawText(
-                self.rect(), Qt.AlignmentFlag.AlignCenter, "The head view appears here."
-            )
-            return
+            return "The head view appears here."
+        return None
+
+    def _paint_content(self, painter):
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         left, right = self._line_ends()
         if self._focus is None:
@@ -186,9 +176,6 @@ class AttentionHeadView(QWidget):
             self._focus = None
             self.update()
         super().leaveEvent(event)
-
-    def event(self, event):
-        return show_point_tooltip(self, event, self._tooltip_at) or super().event(event)
 
     def _tooltip_at(self, point):
         focus = self._token_at(point)

@@ -6,12 +6,10 @@ from PySide6.QtCore import QRectF
 from PySide6.QtCore import QSize
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
-from PySide6.QtGui import QPainter
-from PySide6.QtWidgets import QWidget
 
 from kbert_gui.masked_words.attention_images import weights_image
 from kbert_gui.widgets import style
-from kbert_gui.widgets.point_tooltip import show_point_tooltip
+from kbert_gui.widgets.painted_view import PaintedView
 
 # Cell edge in pixels: a readable label for short texts, still on screen for long ones.
 MAX_CELL = 30
@@ -19,7 +17,7 @@ MIN_CELL = 14
 MARGIN = 8
 
 
-class AttentionHeatMap(QWidget):
+class AttentionHeatMap(PaintedView):
     """Row i, column j: how much token i (the query) attends to token j (the key).
 
     `set_map(tokens, weights)` takes the token strings and an (L, L) nested
@@ -34,7 +32,6 @@ class AttentionHeatMap(QWidget):
     def __init__(self, parent=None):
         super().__init__(parent)
         self.setObjectName("attentionHeatMap")
-        self.setMouseTracking(True)
         self.setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent, False)
         self._tokens = ()
         self._weights = None
@@ -55,9 +52,7 @@ class AttentionHeatMap(QWidget):
         self._weights = weights
         self._largest = float(np.max(weights)) if len(weights) else 0.0
         self._image = weights_image(weights)
-        self.updateGeometry()
-        self.adjustSize()
-        self.update()
+        self._content_changed()
 
     def clear(self):
         self._tokens = ()
@@ -94,9 +89,6 @@ class AttentionHeatMap(QWidget):
             f"rows attend to columns · white 0, dark blue 1 · largest {self._largest:.2f}"
         )
 
-    def minimumSizeHint(self):
-        return self.sizeHint()
-
     def _cell_at(self, point):
         if self._weights is None:
             return None
@@ -110,15 +102,12 @@ class AttentionHeatMap(QWidget):
 
     # --- Painting ---------------------------------------------------------------------
 
-    def paintEvent(self, event):
-        painter = QPainter(self)
-        painter.fillRect(self.rect(), self.palette().base())
+    def _placeholder(self):
         if self._weights is None or not self._tokens:
-            painter.setPen(QColor(style.MUTED_TEXT))
-            painter.drawText(
-                self.rect(), Qt.AlignmentFlag.AlignCenter, "The attention map appears here."
-            )
-            return
+            return "The attention map appears here."
+        return None
+
+    def _paint_content(self, painter):
         origin, cell = self._origin(), self._cell()
         count = len(self._tokens)
         # One pixel per cell, scaled up without smoothing: sharp cells, one draw call.
@@ -152,9 +141,6 @@ class AttentionHeatMap(QWidget):
             int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter),
             self._legend(),
         )
-
-    def event(self, event):
-        return show_point_tooltip(self, event, self._tooltip_at) or super().event(event)
 
     def _tooltip_at(self, point):
         cell = self._cell_at(point)

@@ -1,17 +1,14 @@
 """Every layer and head at once: a grid of thumbnails, layers down and heads across."""
 
-from PySide6.QtCore import QPointF
 from PySide6.QtCore import QRectF
 from PySide6.QtCore import QSize
 from PySide6.QtCore import Qt
 from PySide6.QtCore import Signal
 from PySide6.QtGui import QColor
-from PySide6.QtGui import QPainter
-from PySide6.QtWidgets import QWidget
 
 from kbert_gui.masked_words.attention_images import weights_image
 from kbert_gui.widgets import style
-from kbert_gui.widgets.point_tooltip import show_point_tooltip
+from kbert_gui.widgets.painted_view import PaintedView
 
 # Thumbnail edges: the heads of a row share about ROW_WIDTH pixels, so BERT-base's 12
 # fit across a window and a small model's few are not postage stamps.
@@ -29,7 +26,7 @@ LEGEND_LINES = 3
 EMPTY_TEXT = "Every layer and head appears here."
 
 
-class AttentionModelView(QWidget):
+class AttentionModelView(PaintedView):
     """The attention of every layer (rows) and head (columns) as thumbnails, as
     bertviz's "model view" shows it; click one to open it on its own.
 
@@ -57,7 +54,6 @@ class AttentionModelView(QWidget):
     def __init__(self, parent=None):
         super().__init__(parent)
         self.setObjectName("attentionModelView")
-        self.setMouseTracking(True)
         self.setCursor(Qt.CursorShape.PointingHandCursor)
         self._query_tokens = ()
         self._key_tokens = ()
@@ -100,21 +96,16 @@ class AttentionModelView(QWidget):
         self.thumbnail = max(
             MIN_THUMBNAIL, min(MAX_THUMBNAIL, ROW_WIDTH // attention.num_heads - GAP)
         )
-        self._changed()
+        self._content_changed()
 
     def show_hint(self, text):
         """No thumbnails: `text` in their place."""
         self._query_tokens, self._key_tokens, self._maps, self._images = (), (), [], []
         self._hint = text
-        self._changed()
+        self._content_changed()
 
     def clear(self):
         self.show_hint(EMPTY_TEXT)
-
-    def _changed(self):
-        self.updateGeometry()
-        self.adjustSize()
-        self.update()
 
     # --- Geometry ---------------------------------------------------------------------
 
@@ -128,9 +119,6 @@ class AttentionModelView(QWidget):
             2 * MARGIN + COLUMN_LABEL + layers * self.thumbnail + (layers - 1) * GAP
             + LEGEND_LINES * LEGEND_LINE + GAP,
         )
-
-    def minimumSizeHint(self):
-        return self.sizeHint()
 
     def thumbnail_rect(self, layer, head):
         """Where the thumbnail of `layer` and `head` is drawn, in widget coordinates."""
@@ -168,13 +156,10 @@ class AttentionModelView(QWidget):
 
     # --- Painting ---------------------------------------------------------------------
 
-    def paintEvent(self, event):
-        painter = QPainter(self)
-        painter.fillRect(self.rect(), self.palette().base())
-        if not self._maps:
-            painter.setPen(QColor(style.MUTED_TEXT))
-            painter.drawText(self.rect(), Qt.AlignmentFlag.AlignCenter, self._hint)
-            return
+    def _placeholder(self):
+        return None if self._maps else self._hint
+
+    def _paint_content(self, painter):
         painter.setPen(self.palette().text().color())
         for head in range(len(self._maps[0])):
             rect = self.thumbnail_rect(0, head)
@@ -214,16 +199,11 @@ class AttentionModelView(QWidget):
             "white 0, dark blue 1 · hover for weights · click a thumbnail to open it",
         )
 
-    def mousePressEvent(self, event):
-        cell = self.cell_at(QPointF(event.position()))
-        if event.button() == Qt.MouseButton.LeftButton and cell is not None:
+    def _click_at(self, point):
+        cell = self.cell_at(point)
+        if cell is not None:
             self.head_chosen.emit(cell[0], cell[1])
-            event.accept()
-            return
-        super().mousePressEvent(event)
-
-    def event(self, event):
-        return show_point_tooltip(self, event, self._tooltip_at) or super().event(event)
+        return cell is not None
 
     def _tooltip_at(self, point):
         cell = self.cell_at(point)
