@@ -16,6 +16,12 @@ MODEL_HELP = (
 )
 
 
+def add_model_argument(parser, role):
+    """Adds the required option --model, `role` (what the command does with the model)
+    leading its help."""
+    parser.add_argument("--model", required=True, metavar="MODEL", help=f"{role}: {MODEL_HELP}")
+
+
 def add_count_argument(parser, flag, default, help):
     """Adds the whole-number option `flag` (metavar N), its default said in its help."""
     parser.add_argument(flag, type=int, default=default, metavar="N", help=f"{help} (default: {default})")

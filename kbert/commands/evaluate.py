@@ -3,7 +3,7 @@
 import json
 
 from kbert.commands import EXIT_OK
-from kbert.commands import MODEL_HELP
+from kbert.commands import add_model_argument
 from kbert.commands.config_arguments import add_config_arguments
 from kbert.commands.inference_inputs import add_batch_size_argument
 from kbert.commands.task_arguments import add_task_arguments
@@ -26,9 +26,7 @@ def add_parser(subparsers):
         "--data test.csv",
     )
     add_task_arguments(parser)
-    parser.add_argument(
-        "--model", required=True, metavar="MODEL", help=f"the model to score: {MODEL_HELP}"
-    )
+    add_model_argument(parser, "the model to score")
     parser.add_argument("--data", required=True, metavar="FILE", help="labelled data")
     add_config_arguments(parser, FineTuningConfig, fields=("long_texts",))
     add_batch_size_argument(parser)

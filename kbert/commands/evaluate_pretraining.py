@@ -1,7 +1,7 @@
 """`kbert evaluate-pretraining`: masked-LM and next-sentence accuracy on held-out shards."""
 
 from kbert.commands import EXIT_OK
-from kbert.commands import MODEL_HELP
+from kbert.commands import add_model_argument
 from kbert.commands import add_count_argument
 from kbert.pretraining.pretraining_config import PretrainingConfig
 
@@ -19,9 +19,7 @@ def add_parser(subparsers):
         ),
         epilog="example: kbert evaluate-pretraining --model runs/tiny/model --data heldout",
     )
-    parser.add_argument(
-        "--model", required=True, metavar="MODEL", help=f"the model to score: {MODEL_HELP}"
-    )
+    add_model_argument(parser, "the model to score")
     parser.add_argument(
         "--data", required=True, metavar="SHARD_DIR", help="held-out shards"
     )

@@ -9,7 +9,7 @@ import signal
 import sys
 
 from kbert.commands import EXIT_OK
-from kbert.commands import MODEL_HELP
+from kbert.commands import add_model_argument
 from kbert.commands.search_report import format_trial
 from kbert.commands.config_arguments import add_config_arguments
 from kbert.commands.config_arguments import config_from_arguments
@@ -47,9 +47,7 @@ def add_parser(subparsers):
         "--train train.csv --eval dev.csv --output runs/sentiment",
     )
     add_task_arguments(parser)
-    parser.add_argument(
-        "--model", required=True, metavar="MODEL", help=f"the model to start from: {MODEL_HELP}"
-    )
+    add_model_argument(parser, "the model to start from")
     parser.add_argument("--train", required=True, metavar="FILE", help="training data")
     parser.add_argument("--eval", metavar="FILE", help="evaluation data, scored after every epoch")
     parser.add_argument(
