@@ -5,6 +5,7 @@ from PySide6.QtWidgets import QFormLayout
 from PySide6.QtWidgets import QWidget
 
 from kbert_gui.fine_tuning.column_mapping_form import column_box
+from kbert_gui.fine_tuning.column_mapping_form import guess_column
 
 # Usual names, most likely first (SWAG's own, then the JSON Lines form's).
 CONTEXT_NAMES = ("sent1", "context", "startphrase", "question", "text")
@@ -88,7 +89,7 @@ class ChoiceColumnForm(QWidget):
                 box.clear()
                 for item in items:
                     box.addItem(item or NO_START, item)
-                box.setCurrentIndex(_guess(items, previous[box], names))
+                box.setCurrentIndex(guess_column(items, previous[box], names, fallback=0))
         finally:
             self._filling = False
         self._layout.setRowVisible(self.context_box, csv_file)
@@ -123,13 +124,3 @@ class ChoiceColumnForm(QWidget):
             "label_column": label,
         }
 
-
-def _guess(items, previous, names):
-    """The index to select: the previous choice, a usual name, else the first item."""
-    if previous in items:
-        return items.index(previous)
-    lowered = [item.lower() for item in items]
-    for name in names:
-        if name in lowered:
-            return lowered.index(name)
-    return 0 if items else -1

@@ -109,7 +109,7 @@ class ColumnMappingForm(QWidget):
             ):
                 box.clear()
                 box.addItems(columns)
-                box.setCurrentIndex(_guess(columns, previous[box], names, fallback))
+                box.setCurrentIndex(guess_column(columns, previous[box], names, fallback))
         finally:
             self._filling = False
         self.mapping_changed.emit()
@@ -161,9 +161,9 @@ def column_box(name, tooltip, changed):
     return box
 
 
-def _guess(columns, previous, names, fallback):
-    """The index to select: the previous choice, a usual name, else `fallback` (None:
-    nothing, -1)."""
+def guess_column(columns, previous, names, fallback):
+    """The index of `columns` to select: the previous choice, else the first of the
+    usual `names` (lower case) among them, else `fallback` (None: nothing, -1)."""
     if previous in columns:
         return columns.index(previous)
     lowered = [column.lower() for column in columns]
