@@ -2,9 +2,9 @@
 
 from PySide6.QtGui import QTextCursor
 from PySide6.QtWidgets import QDialog
-from PySide6.QtWidgets import QDialogButtonBox
 from PySide6.QtWidgets import QTextBrowser
-from PySide6.QtWidgets import QVBoxLayout
+
+from kbert_gui.widgets.close_button_layout import lay_out_with_close_button
 
 
 # The README's heading of the app's own part: where Help ▸ Documentation opens.
@@ -35,11 +35,7 @@ class DocumentationDialog(QDialog):
             self.browser.setSearchPaths([str(folder)])
         self.browser.setMarkdown(markdown)
         self._section = _heading_position(self.browser.document(), section)
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
-        buttons.rejected.connect(self.reject)
-        layout = QVBoxLayout(self)
-        layout.addWidget(self.browser, 1)
-        layout.addWidget(buttons)
+        lay_out_with_close_button(self, self.browser)
         self.resize(900, 700)
 
     def showEvent(self, event):

@@ -7,11 +7,10 @@ from PySide6.QtGui import QStandardItemModel
 from PySide6.QtWidgets import QAbstractButton
 from PySide6.QtWidgets import QAbstractItemView
 from PySide6.QtWidgets import QDialog
-from PySide6.QtWidgets import QDialogButtonBox
 from PySide6.QtWidgets import QHeaderView
 from PySide6.QtWidgets import QTableView
-from PySide6.QtWidgets import QVBoxLayout
 
+from kbert_gui.widgets.close_button_layout import lay_out_with_close_button
 from kbert_gui.widgets.table_context_menu import TableContextMenu
 
 
@@ -46,11 +45,7 @@ class KeyboardShortcutsDialog(QDialog):
         self.view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.view.horizontalHeader().setStretchLastSection(True)
         TableContextMenu(self.view)
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
-        buttons.rejected.connect(self.reject)
-        layout = QVBoxLayout(self)
-        layout.addWidget(self.view, 1)
-        layout.addWidget(buttons)
+        lay_out_with_close_button(self, self.view)
         self.resize(560, 480)
 
 
