@@ -11,10 +11,8 @@ pytest.importorskip("PySide6")
 
 from fine_tuning_data import make_tiny_preset  # noqa: E402
 from fine_tuning_helpers import SMALL_MODEL  # noqa: E402
-from gui_helpers import make_context  # noqa: E402
-from gui_helpers import stop_context  # noqa: E402
-
-from kbert_gui.classify.classify_tab import ClassifyTab  # noqa: E402
+from gui_helpers import classify_in_tab  # noqa: E402
+from gui_helpers import classify_tab  # noqa: E402
 
 LABELS = ["neg", "pos", "mixed"]
 TEXT, PAIR = "alice sat near the king .", "the dog ran under the blue tree ."
@@ -37,66 +35,43 @@ def models(tmp_path_factory):
     return {name: folder / name for name in ("single", "pairs", "unknown")}
 
 
-def _tab(qtbot, tmp_path, source):
-    widget = ClassifyTab(make_context(tmp_path, str(source)))
-    qtbot.addWidget(widget)
-    return widget
-
-
-def _predict(tab, qtbot, text, pair=""):
-    tab.set_text(text, pair)
-    qtbot.waitUntil(
-        lambda: bool(
-            (tab.outcome is not None and (tab.outcome.text, tab.outcome.pair) == (text, pair or None))
-            or tab.error_banner.message
-        ),
-        timeout=TIMEOUT_MS,
-    )
-    assert tab.error_banner.message == ""
-    return tab.outcome
-
-
 def _note(tab):
     note = tab.pair_note
     return "" if note.isHidden() else note.text()
 
 
+def _note_once_classified(tab, qtbot, text, pair=""):
+    """The note below the second text once the tab has classified `text` (and `pair`)."""
+    classify_in_tab(tab, qtbot, text, pair)
+    return _note(tab)
+
+
 def test_a_second_text_for_a_single_text_classifier_is_noted(qtbot, tmp_path, models):
-    tab = _tab(qtbot, tmp_path, models["single"])
-    try:
-        _predict(tab, qtbot, TEXT)
-        assert _note(tab) == ""
+    with classify_tab(qtbot, tmp_path, models["single"]) as tab:
+        assert _note_once_classified(tab, qtbot, TEXT) == ""
         assert "trained on single texts" in tab.head_label.text()
-        _predict(tab, qtbot, TEXT, PAIR)
-        assert "trained on single texts (Text classification), never on pairs" in _note(tab)
+        note = _note_once_classified(tab, qtbot, TEXT, PAIR)
+        assert "trained on single texts (Text classification), never on pairs" in note
         tab.pair_edit.clear()
         assert _note(tab) == ""
-    finally:
-        stop_context(tab.context)
 
 
 def test_a_pair_classifier_asks_for_its_second_text(qtbot, tmp_path, models):
-    tab = _tab(qtbot, tmp_path, models["pairs"])
-    try:
-        _predict(tab, qtbot, TEXT)
-        assert "trained on text pairs (Text-pair classification)" in _note(tab)
-        _predict(tab, qtbot, TEXT, PAIR)
-        assert _note(tab) == ""
+    with classify_tab(qtbot, tmp_path, models["pairs"]) as tab:
+        note = _note_once_classified(tab, qtbot, TEXT)
+        assert "trained on text pairs (Text-pair classification)" in note
+        assert _note_once_classified(tab, qtbot, TEXT, PAIR) == ""
         # A classifier whose task is not recorded takes either without a note.
         tab.context.models.set_source(str(models["unknown"]))
-        _predict(tab, qtbot, TEXT, PAIR)
-        assert _note(tab) == ""
-    finally:
-        stop_context(tab.context)
+        assert _note_once_classified(tab, qtbot, TEXT, PAIR) == ""
 
 
 def test_why_explains_a_text_pair(qtbot, tmp_path, models):
     from kbert.inference import saliency
     from kbert.models import BertClassifier
 
-    tab = _tab(qtbot, tmp_path, models["pairs"])
-    try:
-        _predict(tab, qtbot, TEXT, PAIR)
+    with classify_tab(qtbot, tmp_path, models["pairs"]) as tab:
+        classify_in_tab(tab, qtbot, TEXT, PAIR)
         panel = tab.saliency_panel
         assert panel.isVisibleTo(tab) and panel.why_button.isEnabled()
         panel.target_combo.setCurrentIndex(panel.target_combo.findData("mixed"))
@@ -126,8 +101,6 @@ def test_why_explains_a_text_pair(qtbot, tmp_path, models):
         # Another second text clears the scores of the old pair.
         tab.pair_edit.setPlainText("a cat")
         qtbot.waitUntil(lambda: controller.saliency is None, timeout=TIMEOUT_MS)
-    finally:
-        stop_context(tab.context)
 
 
 def test_the_bundled_spam_filter_is_known_to_read_single_texts():

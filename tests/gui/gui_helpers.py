@@ -1,6 +1,8 @@
-"""Shared pieces of the desktop-app tests: an isolated AppContext, a small Hugging Face
-checkpoint to convert, a UI heartbeat, and a record of which thread did the work."""
+"""Shared pieces of the desktop-app tests: an isolated AppContext, a "Classify & tag" tab
+to type into, a small Hugging Face checkpoint to convert, a UI heartbeat, and a record of
+which thread did the work."""
 
+import contextlib
 import functools
 import inspect
 import itertools
@@ -81,6 +83,35 @@ def make_hugging_face_folder(folder):
 def stop_context(context, timeout_ms=10000):
     """Stops the context's workers (call at the end of a test that started any)."""
     assert context.stop_all(timeout_ms), "background work did not stop in time"
+
+
+@contextlib.contextmanager
+def classify_tab(qtbot, tmp_path, source):
+    """A "Classify & tag" tab on the model `source` (context from `make_context`); its
+    context's workers are stopped on leaving the `with` block."""
+    from kbert_gui.classify.classify_tab import ClassifyTab
+
+    tab = ClassifyTab(make_context(tmp_path, str(source)))
+    qtbot.addWidget(tab)
+    try:
+        yield tab
+    finally:
+        stop_context(tab.context)
+
+
+def classify_in_tab(tab, qtbot, text, pair="", timeout_ms=60_000):
+    """Types `text` (and the second text `pair`) into a "Classify & tag" tab, waits for
+    their outcome and returns it; fails where the tab shows an error instead."""
+    tab.set_text(text, pair)
+    qtbot.waitUntil(
+        lambda: bool(
+            (tab.outcome is not None and (tab.outcome.text, tab.outcome.pair) == (text, pair or None))
+            or tab.error_banner.message
+        ),
+        timeout=timeout_ms,
+    )
+    assert tab.error_banner.message == ""
+    return tab.outcome
 
 
 def layout_problems(root):

@@ -10,12 +10,11 @@ import json
 
 import numpy as np
 import pytest
-from gui_helpers import make_context
-from gui_helpers import stop_context
+from gui_helpers import classify_in_tab
+from gui_helpers import classify_tab
 from fine_tuning_data import make_tiny_preset
 from fine_tuning_helpers import SMALL_MODEL
 
-from kbert_gui.classify.classify_tab import ClassifyTab
 from kbert_gui.classify.saliency_format import STRONGEST_TINT
 from kbert_gui.classify.saliency_format import score_text
 from kbert_gui.classify.saliency_format import token_colors
@@ -42,24 +41,6 @@ def models(tmp_path_factory):
     bias.assign(np.array([0.0, 8.0, 0.0, 0.0], dtype="float32"))
     tagger.save_to_preset(folder / "names")
     return {"classifier": folder / "sentiment", "tagger": folder / "names"}
-
-
-def _tab(qtbot, tmp_path, source):
-    context = make_context(tmp_path, str(source))
-    widget = ClassifyTab(context)
-    qtbot.addWidget(widget)
-    return widget
-
-
-def _predict(tab, qtbot, text):
-    tab.set_text(text)
-    qtbot.waitUntil(
-        lambda: bool(
-            (tab.outcome is not None and tab.outcome.text == text) or tab.error_banner.message
-        ),
-        timeout=TIMEOUT_MS,
-    )
-    assert tab.error_banner.message == ""
 
 
 def _explain(tab, qtbot, method):
@@ -90,9 +71,8 @@ def test_a_classifier_label_explained_by_occlusion(qtbot, tmp_path, models):
     from kbert.inference import saliency
     from kbert.models import BertClassifier
 
-    tab = _tab(qtbot, tmp_path, models["classifier"])
-    try:
-        _predict(tab, qtbot, TEXT)
+    with classify_tab(qtbot, tmp_path, models["classifier"]) as tab:
+        classify_in_tab(tab, qtbot, TEXT)
         panel = tab.saliency_panel
         assert panel.isVisibleTo(tab) and panel.why_button.isEnabled()
         predicted = tab.outcome.classification.label
@@ -137,17 +117,14 @@ def test_a_classifier_label_explained_by_occlusion(qtbot, tmp_path, models):
         tab.text_edit.textCursor().insertText("the ")
         assert tab.controller.saliency.saliency is None and view.toPlainText() == ""
         assert not panel.export_button.isEnabled()
-    finally:
-        stop_context(tab.context)
 
 
 def test_a_tagger_entity_explained_by_integrated_gradients(qtbot, tmp_path, models):
     from kbert.inference import saliency
     from kbert.models import BertTokenClassifier
 
-    tab = _tab(qtbot, tmp_path, models["tagger"])
-    try:
-        _predict(tab, qtbot, TEXT)
+    with classify_tab(qtbot, tmp_path, models["tagger"]) as tab:
+        classify_in_tab(tab, qtbot, TEXT)
         panel = tab.saliency_panel
         entities = tab.outcome.entities
         assert panel.target_combo.count() == len(entities) > 2
@@ -167,8 +144,6 @@ def test_a_tagger_entity_explained_by_integrated_gradients(qtbot, tmp_path, mode
         expected_start = f"Integrated gradients for the PER entity “{entities[2].text}”"
         assert caption.startswith(expected_start)
         assert f"({shown.steps} steps)" in caption
-    finally:
-        stop_context(tab.context)
 
 
 def _distance(color, other):
