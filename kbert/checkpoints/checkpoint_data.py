@@ -1,9 +1,12 @@
 """A model as plain data: what every checkpoint format reads into and writes from."""
 
 import dataclasses
+import logging
 
 from kbert.architecture import bert_layout
 from kbert.model_table import model_class
+
+logger = logging.getLogger("kbert.checkpoints")
 
 
 @dataclasses.dataclass
@@ -58,3 +61,11 @@ class CheckpointData:
 
     def parameter_count(self):
         return sum(int(value.size) for value in self.weights.values())
+
+    def logged_as_loaded(self, source):
+        """This data, once an INFO line has said what was loaded: "Loaded `source` as
+        <class name> (<n> parameters)."."""
+        logger.info(
+            "Loaded %s as %s (%d parameters).", source, self.class_name, self.parameter_count()
+        )
+        return self

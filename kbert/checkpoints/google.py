@@ -290,13 +290,7 @@ def read_google(folder, lowercase=None):
     data = CheckpointData(
         class_name, config, weights, task, tokenizer=_read_tokenizer(folder, config, lowercase)
     )
-    logger.info(
-        "Loaded Google checkpoint %s as %s (%d parameters).",
-        prefix,
-        class_name,
-        data.parameter_count(),
-    )
-    return data
+    return data.logged_as_loaded(f"Google checkpoint {prefix}")
 
 
 def lowercase_from_folder_name(folder):

@@ -226,14 +226,7 @@ def read_huggingface(folder):
     data = CheckpointData(
         class_name, config, weights, task, tokenizer=read_huggingface_tokenizer(folder, config)
     )
-    logger.info(
-        "Loaded %s from %s as %s (%d parameters).",
-        architecture,
-        folder,
-        class_name,
-        data.parameter_count(),
-    )
-    return data
+    return data.logged_as_loaded(f"{architecture} from {folder}")
 
 
 def read_huggingface_tokenizer(folder, config):

@@ -211,13 +211,7 @@ def read_keras_hub(folder):
     data = CheckpointData(
         class_name, config, weights, task, tokenizer=read_keras_hub_tokenizer(folder, config)
     )
-    logger.info(
-        "Loaded keras-hub preset %s as %s (%d parameters).",
-        folder,
-        class_name,
-        data.parameter_count(),
-    )
-    return data
+    return data.logged_as_loaded(f"keras-hub preset {folder}")
 
 
 def read_keras_hub_tokenizer(folder, config):
