@@ -25,6 +25,7 @@ import numpy as np
 
 from kbert.argument_checks import check_fraction, check_integer
 from kbert.tokenizer.bert_tokenizer import CONTINUING_SUBWORD_PREFIX
+from kbert.tokenizer.vocabulary import check_ids_in_vocabulary
 
 # 80% [MASK], 10% random token, 10% unchanged: thresholds on one uniform draw.
 MASK_TOKEN_FRACTION = 0.8
@@ -111,12 +112,7 @@ def _checked_token_ids(token_ids, vocabulary_size):
             "`token_ids` must be a 2-D integer array (B, L). Received: token_ids with "
             f"shape {token_ids.shape} and dtype {token_ids.dtype}"
         )
-    out_of_range = (token_ids < 0) | (token_ids >= vocabulary_size)
-    if out_of_range.any():
-        raise ValueError(
-            f"`token_ids` must be in [0, {vocabulary_size}). "
-            f"Received: token id {int(token_ids[out_of_range][0])}"
-        )
+    check_ids_in_vocabulary(token_ids, vocabulary_size)
     return token_ids
 
 

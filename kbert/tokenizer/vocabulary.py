@@ -10,6 +10,17 @@ from kbert.checkpoints.tokenizer_files import read_vocabulary
 logger = logging.getLogger("kbert.tokenizer")
 
 
+def check_ids_in_vocabulary(token_ids, vocabulary_size):
+    """Raises `ValueError` unless every id of the integer array `token_ids` is in
+    [0, `vocabulary_size`); the message shows the first id that is not."""
+    outside = (token_ids < 0) | (token_ids >= vocabulary_size)
+    if outside.any():
+        raise ValueError(
+            f"`token_ids` must be in [0, {vocabulary_size}). "
+            f"Received: token id {int(token_ids[outside][0])}"
+        )
+
+
 class Vocabulary:
     """The tokens of a `vocab.txt` (or a list), id = position, counted from 0.
 
@@ -72,12 +83,7 @@ class Vocabulary:
                 f"Received: token_ids with shape {token_ids.shape} and dtype "
                 f"{token_ids.dtype}"
             )
-        bad = (token_ids < 0) | (token_ids >= len(self))
-        if bad.any():
-            raise ValueError(
-                f"`token_ids` must be in [0, {len(self)}). "
-                f"Received: token id {int(token_ids[bad][0])}"
-            )
+        check_ids_in_vocabulary(token_ids, len(self))
         return token_ids
 
     def check_special_tokens(self, special_tokens):
