@@ -14,7 +14,11 @@ tag" then classifies a new sentence with the model just trained and shows which 
 made its label ("Why?", occlusion; before that, "Predictions…" shows that run's
 evaluation rows and confusion matrix); last, the demo model is fine-tuned for multiple
 choice on a tiny SWAG-format file and "Classify & tag" picks
-the ending of a new context (ONLY_MULTIPLE_CHOICE=1 renders that picture alone).
+the ending of a new context; then two runs trained from the Fine-tuning tab fill the Runs
+view and the evaluation browser compares their models (its embedding map, an edited
+example), and a second window opens on the bundled `demo-spam` as the app does out of the
+box (`screenshot_runs_and_browser.py`). ONLY_FINE_TUNING=1, ONLY_MULTIPLE_CHOICE=1,
+ONLY_RUNS=1 or ONLY_CLASSIFY_DEMO_SPAM=1 renders that part alone.
 """
 
 import argparse
@@ -26,6 +30,13 @@ import time
 
 REPOSITORY = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPOSITORY))
+sys.path.insert(0, str(REPOSITORY / "scripts"))
+
+from screenshot_runs_and_browser import classify_out_of_the_box  # noqa: E402
+from screenshot_runs_and_browser import runs_and_evaluation  # noqa: E402
+
+# Set one of these (=1) to render only that part of the pictures.
+ONLY = ("ONLY_FINE_TUNING", "ONLY_MULTIPLE_CHOICE", "ONLY_RUNS", "ONLY_CLASSIFY_DEMO_SPAM")
 
 PAIR_TEXT = "The cat sat on the mat. [SEP] It was warm in the sun."
 
@@ -126,7 +137,6 @@ def main(argv=None):
     from PySide6.QtWidgets import QApplication
 
     from kbert_gui.app import create_window
-    from kbert_gui.tab_key import TabKey
 
     output = pathlib.Path(args.output)
     output.mkdir(parents=True, exist_ok=True)
@@ -148,16 +158,21 @@ def main(argv=None):
 
     save.folder = output
 
-    if os.environ.get("ONLY_FINE_TUNING") or os.environ.get("ONLY_MULTIPLE_CHOICE"):
-        window.show_tab(TabKey.FINE_TUNING)
-    else:
+    only = [name for name in ONLY if os.environ.get(name)]
+    if not only:
         _masked_words_and_qa(app, window, save)
         _attention_model_view(app, window, save)
-    if not os.environ.get("ONLY_MULTIPLE_CHOICE"):
+    if not only or "ONLY_FINE_TUNING" in only:
         _fine_tuning(app, window, save)
         window.context.models.set_source(args.model)
-    _multiple_choice(app, window, save)
+    if not only or "ONLY_MULTIPLE_CHOICE" in only:
+        _multiple_choice(app, window, save)
+        window.context.models.set_source(args.model)
+    if not only or "ONLY_RUNS" in only:
+        runs_and_evaluation(app, window, output, TRAINING_ROWS, _train, wait_until, settle)
     window.close()
+    if not only or "ONLY_CLASSIFY_DEMO_SPAM" in only:
+        classify_out_of_the_box(app, output, wait_until, settle)
     return 0
 
 
