@@ -42,43 +42,23 @@ class BertClassifier(LabelTask):
     # `model.classify(...)` is `kbert.inference.classify(model, model.tokenizer, ...)`.
     classify = InferenceMethod(classify)
 
-    def _reads_windows(self, x):
-        return getattr(self.preprocessor, "long_texts", "truncate") == "windows" and (
-            self._takes_raw(x)
-        )
+    def _reads_windows(self):
+        return getattr(self.preprocessor, "long_texts", "truncate") == "windows"
 
-    def predict(self, x, batch_size=None, verbose="auto", steps=None, callbacks=None):
-        """`keras.Model.predict`; raw texts read in windows give each text the mean of
-        its windows' logits (see `TextClassifierPreprocessor`'s `long_texts`)."""
-        if not self._reads_windows(x) or steps is not None or callbacks is not None:
-            return super().predict(
-                x, batch_size=batch_size, verbose=verbose, steps=steps, callbacks=callbacks
-            )
+    def _predict_raw(self, x, batch_size):
+        """Raw texts read in windows give each text the mean of its windows' logits
+        (see `TextClassifierPreprocessor`'s `long_texts`)."""
+        if not self._reads_windows():
+            return super()._predict_raw(x, batch_size)
         batch_size = batch_size or DEFAULT_BATCH_SIZE
         dataset, features = self.preprocessor.window_rows(x, batch_size=batch_size)
         return pooled_logits(predict_dataset(self, dataset), features.example_indices)
 
-    def evaluate(
-        self,
-        x=None,
-        y=None,
-        batch_size=None,
-        verbose="auto",
-        sample_weight=None,
-        steps=None,
-        callbacks=None,
-        return_dict=False,
-        **kwargs,
-    ):
-        """`keras.Model.evaluate`; raw texts read in windows are scored on each text's
-        pooled logits (the compiled loss and metrics, one row per text)."""
-        plain = steps is not None or callbacks is not None or kwargs or not self.compiled
-        if plain or not self._reads_windows(x):
-            return super().evaluate(
-                x=x, y=y, batch_size=batch_size, verbose=verbose,
-                sample_weight=sample_weight, steps=steps, callbacks=callbacks,
-                return_dict=return_dict, **kwargs,
-            )
+    def _evaluate_raw(self, x, y, sample_weight, batch_size, return_dict):
+        """Raw texts read in windows are scored on each text's pooled logits (the
+        compiled loss and metrics, one row per text)."""
+        if not self._reads_windows():
+            return None
         dataset, features = self.preprocessor.window_rows(
             x, y, batch_size or DEFAULT_BATCH_SIZE, labelled=True
         )

@@ -71,8 +71,18 @@ class RawInputRouting:
                 "`steps` and `callbacks` need tensors or a dataset, not raw inputs. "
                 f"Received: steps={steps!r}, callbacks={callbacks!r}"
             )
+        return self._predict_raw(x, batch_size)
+
+    def _predict_raw(self, x, batch_size):
+        """The outputs of `predict` for raw inputs `x`, one row per example."""
         dataset = self._raw_dataset(x, batch_size=batch_size, predict=True)
         return predict_dataset(self, dataset)
+
+    def _evaluate_raw(self, x, y, sample_weight, batch_size, return_dict):
+        """What `evaluate` returns for raw inputs when the task scores them its own way
+        (a compiled model, no Keras-only arguments); None lets Keras score the
+        preprocessed batches."""
+        return None
 
     def evaluate(
         self,
@@ -88,6 +98,11 @@ class RawInputRouting:
     ):
         """`keras.Model.evaluate`; raw strings (and label strings) are preprocessed."""
         if self._takes_raw(x):
+            keras_only = steps is not None or callbacks is not None or kwargs
+            if not keras_only and self.compiled:
+                scores = self._evaluate_raw(x, y, sample_weight, batch_size, return_dict)
+                if scores is not None:
+                    return scores
             self._adopt_label_names(x, y)
             x = self._raw_dataset(x, y, sample_weight, batch_size, inference=True)
             y = sample_weight = batch_size = None
