@@ -6,7 +6,6 @@ from kbert.argument_checks import describe_value
 from kbert.preprocessing.bert_preprocessor import BertPreprocessor
 from kbert.preprocessing.bert_preprocessor import encoded_features
 from kbert.preprocessing.bucketed_dataset import BucketedDataset
-from kbert.preprocessing.length_buckets import DEFAULT_BATCH_SIZE
 from kbert.preprocessing.masking import check_masking_arguments
 from kbert.preprocessing.masking import mask_tokens
 from kbert.preprocessing.masking import special_token_ids_of
@@ -96,23 +95,11 @@ class MaskedLMPreprocessor(BertPreprocessor):
             mask_positions=positions,
         )
 
-    def dataset(
-        self,
-        x,
-        y=None,
-        sample_weight=None,
-        batch_size=DEFAULT_BATCH_SIZE,
-        shuffle=False,
-        seed=0,
-        predict=False,
-        inference=False,
-    ):
-        if sample_weight is not None:
-            raise ValueError(
-                "A masked-LM weighs its predictions itself (padding slots get 0). "
-                "Received: sample_weight"
-            )
-        return super().dataset(x, y, None, batch_size, shuffle, seed, predict, inference)
+    def _example_weights(self, sample_weight, features):
+        raise ValueError(
+            "A masked-LM weighs its predictions itself (padding slots get 0). "
+            "Received: sample_weight"
+        )
 
     def _make_dataset(self, features, **settings):
         if features.mask_positions is not None:
