@@ -17,10 +17,13 @@ _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 _SHOWN_CHARACTERS = 60
 
 
-def check_positive_int(name, value):
-    """`value` as an int; raises unless it is an integer >= 1 (bools are not integers)."""
+def check_positive_int(name, value, maximum=None):
+    """`value` as an int; raises unless it is an integer >= 1 (bools are not integers)
+    and, when `maximum` is given, at most `maximum`."""
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
         raise ValueError(f"`{name}` must be a positive integer. Received: {name}={value!r}")
+    if maximum is not None and value > maximum:
+        raise ValueError(f"`{name}` must be at most {maximum}. Received: {name}={value!r}")
     return int(value)
 
 

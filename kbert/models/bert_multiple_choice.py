@@ -4,9 +4,9 @@ import numpy as np
 from kbert.inference.multiple_choice import choose
 from kbert.layers.choice_rows import ChoiceRows
 from kbert.layers.choice_scores import ChoiceScores
-from kbert.layers.host_truncated_normal import HostTruncatedNormal
 from kbert.models.float32_outputs import float32_logits
 from kbert.models.bert_task import BertTask
+from kbert.models.head_dense import head_dense
 from kbert.models.inference_method import InferenceMethod
 from kbert.models.input_validation import MODEL_INPUTS
 from kbert.models.input_validation import validate_choice_inputs
@@ -56,12 +56,7 @@ class BertMultipleChoice(BertTask):
         policy = backbone.dtype_policy
         choice_rows = ChoiceRows(dtype=policy, name="choice_rows")
         choice_dropout = keras.layers.Dropout(self.dropout, dtype=policy, name="choice_dropout")
-        choice_head = keras.layers.Dense(
-            1,
-            kernel_initializer=HostTruncatedNormal(stddev=config.initializer_range),
-            dtype=policy,
-            name="choice_head",
-        )
+        choice_head = head_dense(backbone, 1, name="choice_head")
         choice_scores = ChoiceScores(dtype=policy, name="choice_scores")
         # === Functional model ===
         inputs = {

@@ -1,10 +1,9 @@
 import keras
 
-from kbert.layers.host_truncated_normal import HostTruncatedNormal
-from kbert.layers.masked_lm_head import MaskedLMHead
 from kbert.models.float32_outputs import float32_logits
-from kbert.models.bert_task import BertTask
+from kbert.models.head_dense import head_dense
 from kbert.models.input_validation import PACKED_INPUT, is_packed, validate_inputs
+from kbert.models.masked_lm_task import MaskedLMTask
 from kbert.preprocessing.pretrainer_preprocessor import PretrainerPreprocessor
 
 # What packed rows add to the inputs: each packed sequence's [CLS] position.
@@ -37,7 +36,7 @@ class _PackedPretrainer(keras.Model):
 
 
 @keras.saving.register_keras_serializable(package="kbert")
-class BertPretrainer(BertTask):
+class BertPretrainer(MaskedLMTask):
     """BERT's pretraining model: masked-LM and next-sentence prediction.
 
     Inputs: the backbone's dict plus `mask_positions` (B, P), the positions to predict.
@@ -56,44 +55,19 @@ class BertPretrainer(BertTask):
     pooler at each [CLS]; weight the unused slots 0. Every instance gets the logits it
     gets alone in a row. `kbert.pretraining.SequencePacker` makes such rows.
 
-    Args:
-        backbone: a `BertBackbone`.
-        head_activation: activation of the head's transform; defaults to the backbone's
-            (as in BERT). keras-hub's head uses exact "gelu" over a tanh-GELU encoder.
-        head_layer_norm_epsilon: epsilon of the head's LayerNorm; defaults to the
-            backbone's (keras-hub's head uses 1e-5).
+    Args: those of `MaskedLMTask` (`backbone`, `head_activation`,
+    `head_layer_norm_epsilon`).
     """
 
-    extra_inputs = ("mask_positions",)
     head_layer_names = ("masked_lm_head", "next_sentence_head")
     preprocessor_class = PretrainerPreprocessor
 
-    def __init__(self, backbone, head_activation=None, head_layer_norm_epsilon=None, **kwargs):
-        config = backbone.bert_config
-        # === Layers ===
-        masked_lm_head = MaskedLMHead.for_backbone(
-            backbone, head_activation, head_layer_norm_epsilon, name="masked_lm_head"
-        )
-        head_activation = masked_lm_head.activation
-        head_layer_norm_epsilon = masked_lm_head.layer_norm_epsilon
-        next_sentence_head = keras.layers.Dense(
-            2,
-            kernel_initializer=HostTruncatedNormal(stddev=config.initializer_range),
-            dtype=backbone.dtype_policy,
-            name="next_sentence_head",
-        )
-        # === Functional model ===
-        inputs = self._task_inputs(backbone)
-        backbone_inputs = {key: inputs[key] for key in backbone.input}
-        encoded = backbone(backbone_inputs)
-        outputs = {
-            "mlm_logits": masked_lm_head(encoded["sequence_output"], inputs["mask_positions"]),
+    def _task_outputs(self, backbone, encoded, mlm_logits):
+        next_sentence_head = head_dense(backbone, 2, name="next_sentence_head")
+        return {
+            "mlm_logits": mlm_logits,
             "nsp_logits": float32_logits(next_sentence_head(encoded["pooled_output"])),
         }
-        self._finish_init(backbone, inputs, outputs, **kwargs)
-        # === Config ===
-        self.head_activation = head_activation
-        self.head_layer_norm_epsilon = head_layer_norm_epsilon
 
     def __call__(self, inputs, *args, **kwargs):
         if not is_packed(inputs):
@@ -110,12 +84,6 @@ class BertPretrainer(BertTask):
             # Untracked, as the backbone's views: tracking it would make a cycle.
             self.__dict__["_packed_model"] = view
         return view(inputs, *args, **kwargs)
-
-    def task_config(self):
-        return {
-            "head_activation": self.head_activation,
-            "head_layer_norm_epsilon": self.head_layer_norm_epsilon,
-        }
 
     def default_loss(self):
         return {

@@ -2,9 +2,9 @@ import keras
 from keras import ops
 
 from kbert.inference.question_answering import answer
-from kbert.layers.host_truncated_normal import HostTruncatedNormal
 from kbert.models.float32_outputs import float32_logits
 from kbert.models.bert_task import BertTask
+from kbert.models.head_dense import head_dense
 from kbert.models.inference_method import InferenceMethod
 from kbert.preprocessing.question_answerer_preprocessor import QuestionAnswererPreprocessor
 
@@ -30,14 +30,8 @@ class BertQuestionAnswerer(BertTask):
     answer = InferenceMethod(answer)
 
     def __init__(self, backbone, **kwargs):
-        config = backbone.bert_config
         # === Layers ===
-        span_head = keras.layers.Dense(
-            2,
-            kernel_initializer=HostTruncatedNormal(stddev=config.initializer_range),
-            dtype=backbone.dtype_policy,
-            name="span_head",
-        )
+        span_head = head_dense(backbone, 2, name="span_head")
         # === Functional model ===
         inputs = self._task_inputs(backbone)
         logits = float32_logits(span_head(backbone(inputs)["sequence_output"]))  # (B, L, 2)

@@ -2,8 +2,9 @@
 
 import keras
 
-from kbert.layers.host_truncated_normal import HostTruncatedNormal
+from kbert.argument_checks import check_positive_int
 from kbert.models.float32_outputs import float32_logits
+from kbert.models.head_dense import head_dense
 
 
 class LabelHead:
@@ -28,17 +29,11 @@ class LabelHead:
 
     def __init__(self, backbone, num_classes, label_names, dropout, name):
         self.num_classes, self.label_names = resolve_labels(num_classes, label_names)
-        config = backbone.bert_config
-        self.dropout = config.hidden_dropout if dropout is None else dropout
+        self.dropout = backbone.bert_config.hidden_dropout if dropout is None else dropout
         self.dropout_layer = keras.layers.Dropout(
             self.dropout, dtype=backbone.dtype_policy, name=f"{name}_dropout"
         )
-        self.dense = keras.layers.Dense(
-            self.num_classes,
-            kernel_initializer=HostTruncatedNormal(stddev=config.initializer_range),
-            dtype=backbone.dtype_policy,
-            name=f"{name}_head",
-        )
+        self.dense = head_dense(backbone, self.num_classes, name=f"{name}_head")
 
     def config(self):
         """`(num_classes, label_names, dropout)` as resolved."""
@@ -70,12 +65,4 @@ def resolve_labels(num_classes, label_names):
             )
     if num_classes is None:
         raise ValueError("`num_classes` (or `label_names`) is required. Received: None")
-    if isinstance(num_classes, bool) or not isinstance(num_classes, int) or num_classes < 1:
-        raise ValueError(
-            f"`num_classes` must be a positive integer. Received: num_classes={num_classes!r}"
-        )
-    if num_classes > MAX_CLASSES:
-        raise ValueError(
-            f"`num_classes` must be at most {MAX_CLASSES}. Received: num_classes={num_classes!r}"
-        )
-    return num_classes, label_names
+    return check_positive_int("num_classes", num_classes, MAX_CLASSES), label_names
