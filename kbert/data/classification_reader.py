@@ -8,11 +8,10 @@ than `MAX_LINE_BYTES` is an error naming its file and line, read no further than
 import logging
 import re
 
-from kbert.argument_checks import describe_value
-from kbert.argument_checks import text_problem
 from kbert.data.examples import ClassificationExample
 from kbert.data.problem_collector import ProblemCollector
 from kbert.data.read_error import ReadError
+from kbert.data.text_file import checked_text
 from kbert.data.text_file import csv_rows
 from kbert.data.text_file import json_object_lines
 from kbert.data.text_file import read_located_lines
@@ -98,19 +97,8 @@ def _checked_value(path, line, field, column, value):
     """A record's value as a non-empty string; JSON integer labels become their decimal text."""
     if field == "label" and isinstance(value, int) and not isinstance(value, bool):
         return str(value)
-    if not isinstance(value, str):
-        expected = "a string or an integer" if field == "label" else "a string"
-        raise ReadError.at(
-            path,
-            line,
-            f"{field} in column {column!r} must be {expected}. Received: {describe_value(value)}",
-        )
-    problem = text_problem(value)
-    if problem is not None:
-        raise ReadError.at(path, line, f"{field} in column {column!r}: {problem}.")
-    if not value.strip():
-        raise ReadError.at(path, line, f"empty {field} in column {column!r}.")
-    return value
+    expected = "a string or an integer" if field == "label" else "a string"
+    return checked_text(path, line, f"{field} in column {column!r}", value, expected)
 
 
 def read_classification(

@@ -14,11 +14,10 @@ column or field. Files are streamed line by line
 import logging
 import re
 
-from kbert.argument_checks import describe_value
-from kbert.argument_checks import text_problem
 from kbert.data.examples import MultipleChoiceExample
 from kbert.data.problem_collector import ProblemCollector
 from kbert.data.read_error import ReadError
+from kbert.data.text_file import checked_text
 from kbert.data.text_file import csv_rows
 from kbert.data.text_file import json_object_lines
 from kbert.data.text_file import read_located_lines
@@ -30,17 +29,6 @@ logger = logging.getLogger(__name__)
 
 _ENDING_COLUMN = re.compile(r"ending(\d+)")
 MIN_ENDINGS = 2
-
-
-def _text(path, line, field, value):
-    if not isinstance(value, str):
-        raise ReadError.at(path, line, f"{field} must be a string. Received: {describe_value(value)}")
-    problem = text_problem(value)
-    if problem is not None:
-        raise ReadError.at(path, line, f"{field}: {problem}.")
-    if not value.strip():
-        raise ReadError.at(path, line, f"empty {field}.")
-    return value
 
 
 def _label(path, line, field, value, count):
@@ -104,10 +92,13 @@ def _csv_records(path, lines, columns, collector):
                     f"needs all {len(endings)} endings ({', '.join(endings)}).",
                 )
             values = {name: row[position] for name, position in positions.items()}
-            context = _text(path, line, f"context in column {context_column!r}", values[context_column])
+            context = checked_text(
+                path, line, f"context in column {context_column!r}", values[context_column]
+            )
             start = "" if start_column is None else values[start_column].strip()
             texts = [
-                _text(path, line, f"ending in column {name!r}", values[name]).strip() for name in endings
+                checked_text(path, line, f"ending in column {name!r}", values[name]).strip()
+                for name in endings
             ]
         except ReadError as error:
             collector.add(error)
@@ -136,9 +127,10 @@ def _json_texts(path, line, record, label_field):
     endings = record["endings"]
     if not isinstance(endings, list):
         raise ReadError.at(path, line, "field 'endings' must be a list of strings.")
-    context = _text(path, line, "context in field 'context'", record["context"])
+    context = checked_text(path, line, "context in field 'context'", record["context"])
     texts = [
-        _text(path, line, f"ending {index} in field 'endings'", value) for index, value in enumerate(endings)
+        checked_text(path, line, f"ending {index} in field 'endings'", value)
+        for index, value in enumerate(endings)
     ]
     return context, texts
 

@@ -11,6 +11,8 @@ import io
 import json
 import pathlib
 
+from kbert.argument_checks import describe_value
+from kbert.argument_checks import text_problem
 from kbert.data.read_error import ReadError
 from kbert.data.read_problem import ReadProblem
 from kbert.files.bounded_reader import MAX_LINE_BYTES
@@ -20,6 +22,7 @@ from kbert.files.bounded_reader import read_lines
 
 __all__ = [
     "MAX_LINE_BYTES",
+    "checked_text",
     "numbered_lines",
     "read_lines",
     "read_located_lines",
@@ -59,6 +62,22 @@ def table_format(path, format, formats):
             f"{sorted(by_suffix)} or pass format={choices}."
         )
     return by_suffix[suffix]
+
+
+def checked_text(path, line, what, value, expected="a string"):
+    """`value` when it is a string of text that is not blank; else a `ReadError` at
+    `path:line` that names `what` ("context in column 'sent1'") and says it must be
+    `expected`."""
+    if not isinstance(value, str):
+        raise ReadError.at(
+            path, line, f"{what} must be {expected}. Received: {describe_value(value)}"
+        )
+    problem = text_problem(value)
+    if problem is not None:
+        raise ReadError.at(path, line, f"{what}: {problem}.")
+    if not value.strip():
+        raise ReadError.at(path, line, f"empty {what}.")
+    return value
 
 
 def read_text_file(path):
