@@ -232,7 +232,9 @@ class FineTuningRunView(QObject):
     def _show_epoch(self, event, metric):
         value = event.logs.get(metric)
         if value is not None:
-            self.panel.chart.set_names(TRAINING_LOSS, f"evaluation {metric_name(metric)}")
+            self.panel.chart.set_names(
+                TRAINING_LOSS, f"evaluation {metric_name(metric)}", True, metric, self._in_percent
+            )
             self.panel.chart.add_metric_point(event.step, value)
         self._epoch_rows = [row for row in self._epoch_rows if row.get("epoch") != event.epoch]
         self._epoch_rows.append(dict(event.logs))
@@ -297,7 +299,9 @@ class FineTuningRunView(QObject):
         reason = f"Trial {best['trial'] + 1}: the search kept its model."
         self.panel.evaluation_model.set_rows(rows, best_row, reason)
         kept_metric = f"evaluation {metric_name(result.metric)}, trial {best['trial'] + 1} (kept)"
-        self.panel.chart.set_names(TRAINING_LOSS, kept_metric)
+        self.panel.chart.set_names(
+            TRAINING_LOSS, kept_metric, True, result.metric, self._in_percent
+        )
 
     def _show_saved_model(self, preset, task, heading):
         """Names the saved model (None: none) and offers to open it in its tab."""

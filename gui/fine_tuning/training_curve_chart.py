@@ -17,7 +17,12 @@ from PySide6.QtWidgets import QSizePolicy
 from PySide6.QtWidgets import QWidget
 
 from kbert_gui.fine_tuning.fine_tuning_format import TRAINING_LOSS
+from kbert_gui.services.score_words import PERCENT_SCORES
+from kbert_gui.services.score_words import score_text
 from kbert_gui.widgets import style
+from kbert_gui.widgets.axis_ticks import nice_ticks
+from kbert_gui.widgets.axis_ticks import tick_label
+from kbert_gui.widgets.axis_ticks import value_range
 
 LOSS_COLOR = QColor(style.LOSS_CURVE)
 METRIC_COLOR = QColor(style.METRIC_CURVE)
@@ -59,6 +64,7 @@ class TrainingCurveChart(QWidget):
         self._loss_name = TRAINING_LOSS
         self._metric_name = "evaluation metric"
         self._metric_markers = True
+        self._metric_words = (None, False)  # the metric's key and whether in percent
 
     def sizeHint(self):
         return QSize(640, 300)
@@ -98,12 +104,26 @@ class TrainingCurveChart(QWidget):
         self._total_steps = int(total_steps)
         self.update()
 
-    def set_names(self, loss_name, metric_name, metric_markers=True):
+    def set_names(self, loss_name, metric_name, metric_markers=True, metric_key=None,
+                  in_percent=False):
         """The legend's names of the two curves; `metric_markers` draws a dot at each
-        metric point (off for a per-step metric)."""
+        metric point (off for a per-step metric). With the metric's `metric_key`
+        ("accuracy") the legend and the right axis write its values as the tab does
+        ("87.5 %"); `in_percent`: the values are percentages already (SQuAD's)."""
         self._loss_name, self._metric_name = loss_name, metric_name
         self._metric_markers = metric_markers
+        self._metric_words = (metric_key, in_percent)
         self.update()
+
+    def _metric_text(self, value, ticks=None):
+        """A metric value as the legend (`ticks` None) or the right axis writes it."""
+        key, in_percent = self._metric_words
+        if key not in PERCENT_SCORES:
+            return f"{value:.4g}" if ticks is None else tick_label(value, ticks)
+        if ticks is None:
+            return score_text(key, value, in_percent)
+        scale = 1 if in_percent else 100
+        return f"{tick_label(scale * value, [scale * tick for tick in ticks])} %"
 
     def add_loss_point(self, step, loss):
         _append(self._loss, step, loss)
@@ -160,9 +180,9 @@ class TrainingCurveChart(QWidget):
     def tick_labels(self):
         """The texts on the left (loss) and the right (metric) axis."""
         axes = _Axes(QRectF(0, 0, 1, 1), self._loss, self._metric, self._total_steps)
-        metric = [_tick_label(value, axes.metric_ticks) for value in axes.metric_ticks]
+        metric = [self._metric_text(value, axes.metric_ticks) for value in axes.metric_ticks]
         return (
-            [_tick_label(value, axes.loss_ticks) for value in axes.loss_ticks],
+            [tick_label(value, axes.loss_ticks) for value in axes.loss_ticks],
             metric if self._metric else [],
         )
 
@@ -185,7 +205,7 @@ class TrainingCurveChart(QWidget):
             painter.drawText(
                 QRectF(0, axes.loss_y(value) - line_height / 2, plot.left() - 6, line_height),
                 Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,
-                _tick_label(value, axes.loss_ticks),
+                tick_label(value, axes.loss_ticks),
             )
         if self._metric:
             painter.setPen(METRIC_COLOR)
@@ -194,7 +214,7 @@ class TrainingCurveChart(QWidget):
                 painter.drawText(
                     QRectF(plot.right() + 6, y - line_height / 2, self.width(), line_height),
                     Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
-                    _tick_label(value, axes.metric_ticks),
+                    self._metric_text(value, axes.metric_ticks),
                 )
         painter.setPen(AXIS_COLOR)
         for step in axes.x_ticks:
@@ -246,10 +266,10 @@ class TrainingCurveChart(QWidget):
         (whole in `legend_tooltip`)."""
         metrics = self.fontMetrics()
         texts = [
-            name if not values else f"{name}: {values[-1][1]:.4g}"
-            for name, values in (
-                (self._loss_name, self._loss),
-                (self._metric_name, self._metric),
+            name if not values else f"{name}: {text(values[-1][1])}"
+            for name, values, text in (
+                (self._loss_name, self._loss, lambda value: f"{value:.4g}"),
+                (self._metric_name, self._metric, self._metric_text),
             )
         ]
         widths = [metrics.horizontalAdvance(text) for text in texts]
@@ -305,10 +325,10 @@ class _Axes:
     def __init__(self, plot, loss, metric, total_steps):
         self.plot = plot
         last_step = max([point[0] for point in loss[-1:] + metric[-1:]] + [total_steps, 1])
-        self.x_ticks = _nice_ticks(0, last_step, integer=True)
+        self.x_ticks = nice_ticks(0, last_step, integer=True)
         self.x_max = max(self.x_ticks[-1], last_step)
-        self.loss_ticks = _nice_ticks(*_value_range([value for _, value in loss], True))
-        self.metric_ticks = _nice_ticks(*_value_range([value for _, value in metric], False))
+        self.loss_ticks = nice_ticks(*value_range([value for _, value in loss], True))
+        self.metric_ticks = nice_ticks(*value_range([value for _, value in metric], False))
 
     def x(self, step):
         return self.plot.left() + self.plot.width() * step / self.x_max
@@ -348,49 +368,3 @@ def _thin(points, width, x_max):
         }
         thinned.extend(sorted(extremes))
     return thinned
-
-
-def _value_range(values, zero_based):
-    """`(low, high)` for an axis showing `values` (a unit interval when they fit in it)."""
-    if not values:
-        return (0.0, 1.0)
-    low, high = min(values), max(values)
-    if not zero_based and 0.0 <= low and high <= 1.0:
-        return (0.0, 1.0)
-    if not zero_based and 0.0 <= low and high <= 100.0 and high > 1.0:
-        return (0.0, 100.0)
-    if zero_based and low >= 0:
-        low = 0.0
-    if high - low < 1e-9:
-        high = low + 1.0
-    return (low, high + (high - low) * 0.05)
-
-
-def _nice_ticks(low, high, integer=False, count=5):
-    """Round tick values covering `[low, high]`."""
-    span = max(high - low, 1e-12)
-    raw = span / count
-    magnitude = 10 ** math.floor(math.log10(raw))
-    step = next(
-        multiple * magnitude for multiple in (1, 2, 2.5, 5, 10) if multiple * magnitude >= raw
-    )
-    if integer:
-        step = max(1, round(step))
-    first = math.floor(low / step) * step
-    ticks = []
-    value = first
-    while value <= high + step * 1e-6:
-        if value >= low - step * 1e-6:
-            ticks.append(value)
-        value += step
-    if ticks[-1] < high - step * 1e-6:
-        ticks.append(ticks[-1] + step)
-    return ticks
-
-
-def _tick_label(value, ticks):
-    step = ticks[1] - ticks[0] if len(ticks) > 1 else 1.0
-    decimals = 0
-    while decimals < 4 and abs(round(step, decimals) - step) > step * 1e-6:
-        decimals += 1
-    return f"{value:.{decimals}f}"

@@ -60,3 +60,25 @@ def test_the_evaluation_table_writes_every_score_alike(qtmodeltester):
     cells = [model.index(1, column).data() for column in range(model.columnCount())]
     assert cells == ["2", "0.412", "66.7 %", "71.2 %"]
 
+
+
+def test_the_curve_chart_writes_a_score_as_the_table_does(qtbot):
+    """The legend and the right axis say "100.0 %" beside a table that says so, not "1"."""
+    from kbert_gui.fine_tuning.training_curve_chart import TrainingCurveChart
+
+    chart = TrainingCurveChart()
+    qtbot.addWidget(chart)
+    chart.resize(800, 300)
+    chart.add_loss_point(1, 0.7)
+    chart.add_metric_point(4, 0.875)
+    chart.set_names("training loss", "evaluation accuracy", True, "accuracy", False)
+    assert chart.legend_entries()[1].text == "evaluation accuracy: 87.5 %"
+    assert chart.tick_labels()[1][-1] == "100 %"
+    # SQuAD's exact match is a percentage already; a loss-like metric stays a number.
+    chart.clear()
+    chart.add_metric_point(4, 66.666667)
+    chart.set_names("training loss", "evaluation exact match", True, "exact_match", True)
+    assert chart.legend_entries()[1].text == "evaluation exact match: 66.7 %"
+    assert chart.tick_labels()[1][-1] == "100 %"
+    chart.set_names("training loss", "evaluation MCC", True, "matthews_corrcoef", False)
+    assert chart.legend_entries()[1].text == "evaluation MCC: 66.67"
