@@ -274,11 +274,16 @@ class TrainingCurveChart(QWidget):
         ]
         widths = [metrics.horizontalAdvance(text) for text in texts]
         room = max(self.width() - LEGEND_LEFT - len(texts) * (SWATCH + LEGEND_GAP), 0)
-        if sum(widths) > room:
+        crowded = sum(widths) > room
+        if crowded:
             widths = _shares(widths, room)
         entries, x = [], LEGEND_LEFT
         for text, width in zip(texts, widths):
-            shown = metrics.elidedText(text, Qt.TextElideMode.ElideRight, int(width))
+            # Only where the texts do not fit: Qt's elision measures a text ending in " %"
+            # a pixel wider than its advance, and would cut one that fits.
+            shown = text
+            if crowded:
+                shown = metrics.elidedText(text, Qt.TextElideMode.ElideRight, int(width))
             rect = QRectF(x + SWATCH, 6.0, width, metrics.height())
             entries.append(LegendEntry(text, shown, rect))
             x += SWATCH + width + LEGEND_GAP

@@ -73,6 +73,8 @@ def test_the_curve_chart_writes_a_score_as_the_table_does(qtbot):
     chart.add_metric_point(4, 0.875)
     chart.set_names("training loss", "evaluation accuracy", True, "accuracy", False)
     assert chart.legend_entries()[1].text == "evaluation accuracy: 87.5 %"
+    chart.add_metric_point(8, 1.0)
+    assert chart.legend_entries()[1].shown == "evaluation accuracy: 100.0 %"  # whole
     assert chart.tick_labels()[1][-1] == "100 %"
     # SQuAD's exact match is a percentage already; a loss-like metric stays a number.
     chart.clear()
