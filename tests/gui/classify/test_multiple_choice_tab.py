@@ -156,7 +156,9 @@ def test_fine_tune_on_a_swag_file_in_the_app_then_choose(qtbot, tmp_path, models
     dev = write_swag(tmp_path / "dev.csv", swag_rows(48, seed=2))
     set_up_run(
         tuning, qtbot, train, tmp_path / "runs" / "swag", evaluation=dev,
-        task="multiple-choice", epochs=3, batch_size=16, learning_rate=1e-2, max_length=16,
+        # Five epochs: after three, accuracy was 0.98 here and 0.75 on CI's loaded machine
+        # (the third epoch is where this tiny model learns the rule).
+        task="multiple-choice", epochs=5, batch_size=16, learning_rate=1e-2, max_length=16,
     )
     assert tuning.preview.summary == "96 examples, 4 endings each"
     # The probe is the training file's first example: its context and four endings.
