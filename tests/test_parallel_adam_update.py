@@ -88,3 +88,39 @@ def test_mixed_dtypes_fall_back_to_one_at_a_time():
     optimizer.apply_gradients(zip(gradients, variables))
     for variable in variables:
         assert np.all(keras.ops.convert_to_numpy(variable.value) < 1)
+
+
+@pytest.mark.parametrize("norm_scale", [0.1, 10.0])
+def test_global_norm_clipping_equals_keras(norm_scale, monkeypatch):
+    from keras.optimizers import Optimizer
+
+    calls = []
+    original = parallel_adam_update.clip_by_global_norm
+    monkeypatch.setattr(
+        parallel_adam_update,
+        "clip_by_global_norm",
+        lambda *args: calls.append(args) or original(*args),
+    )
+    rng = np.random.default_rng(1)
+    arrays = [rng.normal(size=shape).astype("float32") * norm_scale for shape, _ in SHAPES]
+    gradients = [keras.ops.convert_to_tensor(a) for a in arrays]
+    optimizer = BertAdamW(global_clipnorm=1.0)
+    clipped = [keras.ops.convert_to_numpy(g) for g in optimizer._clip_gradients(gradients)]
+    expected = [
+        keras.ops.convert_to_numpy(g)
+        for g in Optimizer._clip_gradients(
+            optimizer, [keras.ops.convert_to_tensor(a) for a in arrays]
+        )
+    ]
+    norm = np.sqrt(sum(float((a.astype("float64") ** 2).sum()) for a in arrays))
+    for mine, keras_own, given, array in zip(clipped, expected, gradients, arrays):
+        np.testing.assert_allclose(mine, keras_own, rtol=1e-6, atol=1e-7)
+        np.testing.assert_allclose(mine, array * min(1.0, 1.0 / norm), rtol=1e-6)
+        np.testing.assert_array_equal(keras.ops.convert_to_numpy(given), array)  # untouched
+    assert len(calls) == 1  # PyTorch's one-pass norm, not Keras' squares
+
+
+def test_global_norm_clipping_of_an_infinite_norm_gives_nan():
+    gradients = [keras.ops.convert_to_tensor(np.array([np.inf, 1.0], "float32"))]
+    clipped = BertAdamW(global_clipnorm=1.0)._clip_gradients(gradients)
+    assert np.all(np.isnan(keras.ops.convert_to_numpy(clipped[0])))

@@ -77,6 +77,23 @@ class BertAdamW(keras.optimizers.AdamW):
                 return
         super()._backend_update_step(grads, trainable_variables, learning_rate)
 
+    def _clip_gradients(self, grads):
+        # Keras' global-norm clipping squares each gradient into a temporary, sums it and
+        # multiplies it into a third tensor; on PyTorch one `_foreach_norm` reads each
+        # gradient once (as `torch.nn.utils.clip_grad_norm_` does).
+        if (
+            keras.backend.backend() == "torch"
+            and self.global_clipnorm
+            and not self.clipnorm
+            and not self.clipvalue
+            and grads
+            and all(gradient is not None for gradient in grads)
+        ):
+            from kbert.training import parallel_adam_update
+
+            return parallel_adam_update.clip_by_global_norm(grads, self.global_clipnorm)
+        return super()._clip_gradients(grads)
+
     def update_step(self, gradient, variable, learning_rate):
         if self.epsilon_style == "keras":
             return super().update_step(gradient, variable, learning_rate)

@@ -46,3 +46,15 @@ def update_all(optimizer, gradients, variables, learning_rate, epsilon_style):
             step_size = rate * second_correction**0.5 / first_correction
             torch._foreach_addcdiv_(values, momentums, denominators, -step_size)
     return True
+
+
+def clip_by_global_norm(gradients, clip_norm):
+    """Keras' `clip_by_global_norm` with one `_foreach_norm` pass: each gradient times
+    `clip_norm / max(global norm, clip_norm)`; NaN everywhere when the norm is not finite
+    (as Keras). The gradients given are left as they were."""
+    gradients = [keras.ops.convert_to_tensor(gradient) for gradient in gradients]
+    with torch.no_grad():
+        norms = torch._foreach_norm(gradients)
+        total = torch.linalg.vector_norm(torch.stack([norm.float() for norm in norms]))
+        scale = clip_norm * torch.clamp(1.0 / total, max=1.0 / clip_norm) + (total - total)
+        return torch._foreach_mul(gradients, scale)
