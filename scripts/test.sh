@@ -7,7 +7,7 @@
 # and kbert cache; each pass's output is printed when it ends. The tests that assert UI
 # timings (`-m timing`) then run alone, on the passes that run the app's tests, so that
 # the other passes' load cannot fail them. KBERT_TEST_SEQUENTIAL=1 runs the passes one
-# after the other instead.
+# after the other instead. Each pass ends with its 25 slowest tests, for balancing them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
@@ -24,7 +24,7 @@ run_pass() {  # backend, marker expression, then pytest args
     shift 2
     KERAS_BACKEND=$backend KBERT_CACHE="$work/cache-$backend" \
         python -m pytest -q -p no:cacheprovider --basetemp="$work/tmp-$backend" \
-        -m "$markers" "$@"
+        --durations=25 -m "$markers" "$@"
 }
 
 failed=""
