@@ -77,9 +77,11 @@ def measure_export(model, path):
     from kbert.inference.onnx_export import export_graph
 
     weight_mib = sum(4 * math.prod(variable.shape) for variable in model.weights) / 2**20
-    before = _status_mib("VmRSS")
     peak_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    # Reset first, then read: the high-water mark then starts at or above `before` (read
+    # the other way round, memory freed in between made the peak read below it).
     _reset_high_water_mark()
+    before = _status_mib("VmRSS")
     start = time.perf_counter()
     export_graph(model, path)
     seconds = time.perf_counter() - start
