@@ -323,22 +323,3 @@ def test_the_command_exports_without_tensorflow(tmp_path):
         env=environment, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]
     assert "OUTPUTS ['logits']" in done.stdout and "LOADED []" in done.stdout, done.stdout
-
-
-@pytest.mark.parametrize("head", ["BertClassifier", "BertMultipleChoice", "BertTokenClassifier"])
-def test_only_the_cls_heads_compute_the_last_block_for_the_first_row(head, tmp_path):
-    # The query and the residual of the last block are cut to the first position where
-    # the head reads [CLS] alone; a head reading every token keeps every row.
-    import onnx
-
-    backbone = BertBackbone(**TINY)
-    model = {
-        "BertClassifier": lambda: BertClassifier(backbone, num_classes=2),
-        "BertMultipleChoice": lambda: BertMultipleChoice(backbone),
-        "BertTokenClassifier": lambda: BertTokenClassifier(backbone, num_classes=2),
-    }[head]()
-    path = export_graph(model, tmp_path / "model.onnx")
-    nodes = onnx.load(str(path), load_external_data=False).graph.node
-    last_block = f"transformer_layer_{TINY['num_layers'] - 1}/"
-    cut = [node.name for node in nodes if node.op_type == "Slice" and last_block in node.name]
-    assert len(cut) == (0 if head == "BertTokenClassifier" else 2), cut

@@ -58,7 +58,7 @@ def bert_graph(model):
     rows = inputs
     if len(model.input["token_ids"].shape) == 3:  # (B, C, L): the encoder runs on B * C rows
         rows = {name: _flatten_choices(graph, inputs[name]) for name in _BACKBONE_INPUTS}
-    encoded = _encoder(graph, config, rows, pooled_only=class_name in _POOLED_ONLY)
+    encoded = _encoder(graph, config, rows)
     outputs = _HEADS[class_name](graph, model, encoded, inputs)
     if not isinstance(model.output, dict):
         outputs = {SINGLE_OUTPUT: outputs}
@@ -114,10 +114,8 @@ def _flatten_choices(graph, value):
     return graph.node("Reshape", [value, shape], "choice_rows")
 
 
-def _encoder(graph, config, inputs, pooled_only=False):
-    """`sequence_output` (B, L, H) and `pooled_output` (B, H) of the backbone's inputs;
-    `pooled_only`: `pooled_output` alone, the last block computing the first row only
-    (as `BertBackbone.pooled_output`)."""
+def _encoder(graph, config, inputs):
+    """`sequence_output` (B, L, H) and `pooled_output` (B, H) of the backbone's inputs."""
     hidden = config.hidden_size
     prefix = bert_layout.BACKBONE_PREFIX + "embeddings"
     shapes = {variable.path: variable.shape for variable in bert_layout.backbone_variables(config)}
@@ -135,13 +133,10 @@ def _encoder(graph, config, inputs, pooled_only=False):
     x = graph.layer_norm(x, f"{prefix}/layer_norm", hidden, config.layer_norm_epsilon)
     mask_bias = _mask_bias(graph, inputs["padding_mask"])
     for index in range(config.num_layers):
-        first_only = pooled_only and index == config.num_layers - 1
-        x = _encoder_block(graph, config, x, mask_bias, _BLOCK.format(layer=index), first_only)
+        x = _encoder_block(graph, config, x, mask_bias, _BLOCK.format(layer=index))
     first = graph.node("Gather", [x, graph.constant(0, "int64")], "pooler", axis=1)  # (B, H)
     pooled = graph.dense(first, bert_layout.BACKBONE_PREFIX + "pooler/dense", hidden, hidden,
                          activation="tanh")
-    if pooled_only:
-        return {"pooled_output": pooled}
     return {"sequence_output": x, "pooled_output": pooled}
 
 
@@ -157,15 +152,8 @@ def _mask_bias(graph, padding_mask):
     return graph.node("Unsqueeze", [bias, graph.constant([1, 2], "int64")], name)
 
 
-def _first_row(graph, x, name):
-    """(B, L, ...) -> (B, 1, ...): the first position only."""
-    return graph.node("Slice", [x, graph.constant([0], "int64"), graph.constant([1], "int64"),
-                                graph.constant([1], "int64")], name)
-
-
-def _encoder_block(graph, config, x, mask_bias, layer, first_only=False):
-    """One post-LayerNorm encoder block (`kbert.layers.BertEncoderBlock`), inference;
-    `first_only`: the first position's output alone, (B, 1, H), every position a key."""
+def _encoder_block(graph, config, x, mask_bias, layer):
+    """One post-LayerNorm encoder block (`kbert.layers.BertEncoderBlock`), inference."""
     hidden, heads = config.hidden_size, config.num_heads
     epsilon = config.layer_norm_epsilon
     attention = f"{layer}/self_attention"
@@ -173,9 +161,6 @@ def _encoder_block(graph, config, x, mask_bias, layer, first_only=False):
     split = graph.node("Split", [qkv], attention, axis=2,
                        outputs=[f"{attention}/{part}" for part in ("query", "key", "value")])
     head_shape = graph.constant([0, 0, heads, hidden // heads], "int64")
-    if first_only:
-        split = [_first_row(graph, split[0], attention), *split[1:]]  # query (B, 1, H)
-        x = _first_row(graph, x, layer)  # the residual of the one row computed
     query, key, value = (graph.node("Reshape", [part, head_shape], attention)  # (B, L, N, D)
                          for part in split)
     query = graph.node("Transpose", [query], attention, perm=[0, 2, 1, 3])  # (B, N, L, D)
@@ -275,8 +260,6 @@ def _multiple_choice(graph, model, encoded, inputs):
     return graph.node("Reshape", [scores, shape], "choice_scores")  # (B, C)
 
 
-# The heads that read only `pooled_output` ([CLS]): their last block computes that row.
-_POOLED_ONLY = ("BertClassifier", "BertMultipleChoice")
 # Model-table class -> its outputs (a dict, or the single output).
 _HEADS = {
     "BertBackbone": _backbone,

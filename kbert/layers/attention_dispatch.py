@@ -92,9 +92,7 @@ def dot_product_attention(
     else:
         mask = ops.cast(attention_mask, "bool")  # (B, 1, T, S)
     if backend == "jax":
-        # cuDNN's padding-length path takes as many queries as keys (a last block
-        # computing [CLS] alone has one query).
-        if attention_mask is None and query.shape[1] == key.shape[1]:
+        if attention_mask is None:
             context = _cudnn_attention(query, key, value, padding_mask, rate, kernel_seed)
             if context is not None:
                 return context

@@ -36,9 +36,6 @@ class BertEncoderBlock(keras.layers.Layer):
         return_attention_weights: also return the (B, N, L, L) attention probabilities.
         attention_mask: optional bool tensor (B, 1, L, L) for packed rows (see
             `BertSelfAttention`).
-        first_token_only: compute the output of the first position alone, (B, 1, H),
-            the same numbers as the first row of the whole output: for a last block
-            whose only reader is the pooler ([CLS]), at about a quarter of the work.
     """
 
     def __init__(
@@ -106,13 +103,7 @@ class BertEncoderBlock(keras.layers.Layer):
         self.built = True
 
     def call(
-        self,
-        x,
-        padding_mask,
-        training=None,
-        return_attention_weights=False,
-        attention_mask=None,
-        first_token_only=False,
+        self, x, padding_mask, training=None, return_attention_weights=False, attention_mask=None
     ):
         attended = self.self_attention(
             x,
@@ -120,12 +111,9 @@ class BertEncoderBlock(keras.layers.Layer):
             training=training,
             return_attention_weights=return_attention_weights,
             attention_mask=attention_mask,
-            first_query_only=first_token_only,
         )
         if return_attention_weights:
             attended, weights = attended
-        if first_token_only:
-            x = x[:, :1]  # (B, 1, H): the residual of the one position computed
         x = self.attention_layer_norm(
             x + self.attention_dropout_layer(attended, training=training)
         )
@@ -144,8 +132,7 @@ class BertEncoderBlock(keras.layers.Layer):
             return super().compute_output_spec(
                 x, padding_mask, return_attention_weights=True, **kwargs
             )
-        shape = (x.shape[0], 1, x.shape[2]) if kwargs.get("first_token_only") else x.shape
-        return keras.KerasTensor(shape, dtype=self.compute_dtype)
+        return keras.KerasTensor(x.shape, dtype=self.compute_dtype)
 
     def get_config(self):
         config = super().get_config()

@@ -45,12 +45,9 @@ class BertSelfAttention(keras.layers.Layer):
         return_attention_weights: also return the (B, N, T, S) attention probabilities.
         attention_mask: optional bool tensor (B, 1, T, S) that replaces the padding
             mask's (packed rows: `kbert.layers.packed_sequences.packed_attention_mask`).
-        first_query_only: attend from the first position alone (every position is
-            still a key): the (B, 1, H) output of a head that reads only [CLS].
 
     Returns:
-        (B, T, H) tensor (T = 1 with `first_query_only`), or a tuple with the
-        attention weights as well.
+        (B, T, H) tensor, or a tuple with the attention weights as well.
     """
 
     def __init__(
@@ -100,19 +97,11 @@ class BertSelfAttention(keras.layers.Layer):
         self.built = True
 
     def call(
-        self,
-        x,
-        padding_mask,
-        training=None,
-        return_attention_weights=False,
-        attention_mask=None,
-        first_query_only=False,
+        self, x, padding_mask, training=None, return_attention_weights=False, attention_mask=None
     ):
         qkv = self.query_key_value(x)  # (B, T, 3H)
         qkv = ops.reshape(qkv, (-1, ops.shape(x)[1], 3, self.num_heads, self.head_size))
         query, key, value = qkv[:, :, 0], qkv[:, :, 1], qkv[:, :, 2]  # (B, T, N, D) each
-        if first_query_only:
-            query = query[:, :1]  # (B, 1, N, D)
         padding_mask = ops.cast(padding_mask, "bool")  # (B, S)
 
         if return_attention_weights:
@@ -137,25 +126,23 @@ class BertSelfAttention(keras.layers.Layer):
                 attention_mask=attention_mask,
             )  # (B, T, N, D)
             weights = None
-        context = ops.reshape(context, (-1, ops.shape(query)[1], self.hidden_size))  # (B, T, H)
+        context = ops.reshape(context, (-1, ops.shape(x)[1], self.hidden_size))  # (B, T, H)
         output = self.output_projection(context)
         if return_attention_weights:
             return output, weights
         return output
 
     def compute_output_spec(
-        self, x, padding_mask, return_attention_weights=False, first_query_only=False, **kwargs
+        self, x, padding_mask, training=None, return_attention_weights=False, attention_mask=None
     ):
         # Stated, not traced: Keras traces a PyTorch layer on the "meta" device, where a
         # variable reads in its own dtype rather than the autocast one, so a traced
         # mixed_bfloat16 attention claimed float32 outputs while it returns bfloat16.
-        queries = 1 if first_query_only else x.shape[1]
-        output = keras.KerasTensor((x.shape[0], queries, self.hidden_size), self.compute_dtype)
+        output = keras.KerasTensor(tuple(x.shape[:-1]) + (self.hidden_size,), self.compute_dtype)
         if not return_attention_weights:
             return output  # (B, T, H)
-        attention_mask = kwargs.get("attention_mask")
         keys = padding_mask.shape[-1] if attention_mask is None else attention_mask.shape[-1]
-        weights_shape = (x.shape[0], self.num_heads, queries, keys)  # (B, N, T, S)
+        weights_shape = (x.shape[0], self.num_heads, x.shape[1], keys)  # (B, N, T, S)
         return output, keras.KerasTensor(weights_shape, self.compute_dtype)
 
     def get_config(self):

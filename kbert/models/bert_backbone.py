@@ -31,14 +31,11 @@ def _encode(
     inputs,
     return_attention_weights=False,
     return_hidden_states=False,
-    pooled_only=False,
 ):
     """The forward pass, written once for the main model and its views.
 
     Packed rows (`sequence_index` among the inputs) attend within their own sequence
     and restart the positions at each one; without it, nothing of that is computed.
-    `pooled_only`: the outputs hold `pooled_output` alone, and the last block computes
-    the first position only (the pooler reads nothing else).
     """
     padding_mask = ops.cast(inputs["padding_mask"], "bool")
     attention_mask = position_ids = None
@@ -57,13 +54,9 @@ def _encode(
                 x, padding_mask, return_attention_weights=True, attention_mask=attention_mask
             )
             attention_weights.append(weights)  # (B, N, L, L)
-        elif pooled_only and block is encoder_blocks[-1]:
-            x = block(x, padding_mask, attention_mask=attention_mask, first_token_only=True)
         else:
             x = block(x, padding_mask, attention_mask=attention_mask)
         hidden_states.append(x)
-    if pooled_only:
-        return {"pooled_output": pooler(x)}
     outputs = {"sequence_output": x, "pooled_output": pooler(x)}
     if return_attention_weights:
         outputs["attention_weights"] = ops.stack(attention_weights, axis=1)  # (B, layers, N, L, L)
@@ -271,15 +264,6 @@ class BertBackbone(keras.Model):
         `with_token_vectors` view), so gradients with respect to the vectors flow.
         """
         return _encode(self.embeddings, self.encoder_blocks, self.pooler, inputs)
-
-    def pooled_output(self, inputs):
-        """The backbone's `pooled_output` alone, with the last block computing [CLS]'s
-        row only: the same numbers for the heads that read nothing else, at less of the
-        last block's work (about 75 % less of it). Called inside a task's `call`, on
-        unpacked inputs."""
-        return _encode(
-            self.embeddings, self.encoder_blocks, self.pooler, inputs, pooled_only=True
-        )["pooled_output"]
 
     def _view(self, output, inputs=None, **options):
         """The cached `_BackboneView` adding `output`, built by one symbolic call.

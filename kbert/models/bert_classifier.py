@@ -3,9 +3,7 @@ import numpy as np
 
 from kbert.inference.classification import classify
 from kbert.inference.model_io import predict_dataset
-from kbert.models.float32_outputs import float32_logits
 from kbert.models.inference_method import InferenceMethod
-from kbert.models.input_validation import PACKED_INPUT
 from kbert.models.label_task import LabelTask
 from kbert.preprocessing.long_text_windows import pooled_logits
 from kbert.preprocessing.length_buckets import DEFAULT_BATCH_SIZE
@@ -43,16 +41,6 @@ class BertClassifier(LabelTask):
     fine_tuning_task = "classification"
     # `model.classify(...)` is `kbert.inference.classify(model, model.tokenizer, ...)`.
     classify = InferenceMethod(classify)
-
-    def call(self, inputs, training=None, mask=None):
-        """The functional graph's logits, with the backbone's last block computing the
-        [CLS] row alone (`BertBackbone.pooled_output`): the head reads nothing else."""
-        if PACKED_INPUT in inputs:
-            return super().call(inputs, training=training, mask=mask)
-        pooled = self.backbone.pooled_output(inputs)
-        dropout = self.get_layer(f"{self.head_name}_dropout")
-        dense = self.get_layer(f"{self.head_name}_head")
-        return float32_logits(dense(dropout(pooled, training=training)))
 
     def _reads_windows(self):
         return getattr(self.preprocessor, "long_texts", "truncate") == "windows"

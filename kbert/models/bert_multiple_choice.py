@@ -73,15 +73,6 @@ class BertMultipleChoice(BertTask):
         validate_choice_inputs(inputs, self.backbone.bert_config, MIN_CHOICES)
         return keras.Model.__call__(self, inputs, *args, **kwargs)
 
-    def call(self, inputs, training=None, mask=None):
-        """The functional graph's logits, with the backbone's last block computing each
-        row's [CLS] alone (`BertBackbone.pooled_output`): the head reads nothing else."""
-        rows = {name: self.get_layer("choice_rows")(inputs[name]) for name in MODEL_INPUTS}
-        pooled = self.backbone.pooled_output(rows)  # (B*C, H)
-        dropped = self.get_layer("choice_dropout")(pooled, training=training)
-        scores = self.get_layer("choice_head")(dropped)  # (B*C, 1)
-        return float32_logits(self.get_layer("choice_scores")(scores, inputs["token_ids"]))
-
     def _validate_data(self, x):
         if isinstance(x, (dict, np.ndarray)):
             validate_choice_inputs(x, self.backbone.bert_config, MIN_CHOICES)
